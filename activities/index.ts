@@ -1,0 +1,4 @@
+/** Every activity the worker runs, keyed by name. */
+export function createActivities() {
+  return {};
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import './types';
+import { loadConfig } from '../domain/platform/config';
+import { createRateLimiter, type RateLimiter } from '../domain/platform/rate-limiter';
+import { registerAuth, registerAuthEnforcement } from './plugins/auth';
+import { registerErrorHandling } from './plugins/errors';
+import { purgeExpiredIdempotencyKeys, registerIdempotency } from './plugins/idempotency';
+import { registerOpenApi } from './plugins/openapi';
+import { registerRateLimit } from './plugins/rate-limit';
+import { registerValidation } from './plugins/validation';
+import { registerRoutes } from './routes';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface BuildAppOptions {
+  logger?: boolean;
+  rateLimiter?: RateLimiter;
+}
+
+/** The whole HTTP API: conventions (plugins) first, then every route area. */
+export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const cfg = loadConfig();
+  const app = Fastify({
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: cfg.logLevel,
+            // Secrets never reach the logs, whatever a serializer adds later.
+            redact: {
+              paths: [
+                'req.headers.authorization',
+                'req.headers["x-partner-key"]',
+                'req.headers.cookie',
+                '*.password',
+                '*.password_confirmation',
+                '*.secret',
+                '*.refresh_token',
+                '*.access_token',
+              ],
+              censor: '[redacted]',
+            },
+          },
+    bodyLimit: cfg.bodyLimitBytes,
+    trustProxy: cfg.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { allErrors: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const limiter = opts.rateLimiter ?? createRateLimiter(cfg.redisUrl);
+  registerValidation(app);
+  registerErrorHandling(app);
+  await registerOpenApi(app);
+  registerAuth(app);
+  registerRateLimit(app, limiter, cfg);
+  registerAuthEnforcement(app);
+  registerIdempotency(app);
+  await registerRoutes(app);
+
+  const purge = setInterval(() => purgeExpiredIdempotencyKeys().catch(() => undefined), 10 * 60_000);
+  purge.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(purge);
+    if (!opts.rateLimiter) await limiter.close();
+  });
+  return app;
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticateApiKey, isApiKeyValue } from '../../domain/auth/api-keys';
+import type { Permission } from '../../domain/auth/principal';
+import { authenticateAccessToken } from '../../domain/auth/sessions';
+import { ApiError } from '../errors';
+
+const MESSAGES = {
+  missing: 'Authorization header with a Bearer API key or access token is required',
+  invalid: 'The credentials are not valid',
+  expired: 'The credentials have expired',
+  revoked: 'The credentials have been revoked',
+} as const;
+
+function unauthorized(reason: keyof typeof MESSAGES): ApiError {
+  const code = { missing: 'UNAUTHENTICATED', invalid: 'INVALID_CREDENTIALS', expired: 'CREDENTIALS_EXPIRED', revoked: 'CREDENTIALS_REVOKED' }[reason];
+  return new ApiError(401, code, MESSAGES[reason], {
+    source: { header: 'authorization' },
+    headers: { 'www-authenticate': 'Bearer realm="api"' },
+  });
+}
+
+export function requiredPermission(request: FastifyRequest): Permission {
+  const explicit = request.routeOptions.config?.permission;
+  if (explicit) return explicit;
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD':
+    case 'OPTIONS':
+      return 'read';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'write';
+  }
+}
+
+/**
+ * Resolves the bearer value (API key or login access token) into request.principal and
+ * enforces the key's IP allow-list and permissions, and operator-only routes.
+ */
+export function registerAuth(app: FastifyInstance): void {
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('authFailure', undefined);
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config?.public) return;
+    try {
+      await resolvePrincipal(request);
+    } catch (err) {
+      // Raised after the rate limiter has run, so refused calls are counted and carry its headers.
+      request.authFailure = err as ApiError;
+    }
+  });
+}
+
+export function registerAuthEnforcement(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.authFailure) throw request.authFailure;
+  });
+}
+
+async function resolvePrincipal(request: FastifyRequest): Promise<void> {
+  {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('missing');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('invalid');
+    const value = match[1];
+    if (isApiKeyValue(value)) {
+      const result = await authenticateApiKey(value, request.ip);
+      if (!result.ok) {
+        if (result.reason === 'ip_not_allowed') {
+          throw new ApiError(403, 'IP_NOT_ALLOWED', `Requests from ${request.ip} are not allowed for this API key`);
+        }
+        throw unauthorized(result.reason);
+      }
+      request.principal = result.principal;
+    } else {
+      const result = await authenticateAccessToken(value);
+      if (!result.ok) throw unauthorized(result.reason);
+      request.principal = result.principal;
+    }
+    const needed = requiredPermission(request);
+    if (!request.principal.permissions.includes(needed)) {
+      throw new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `This API key lacks the '${needed}' permission`);
+    }
+    if (request.routeOptions.config?.admin && !request.principal.isAdmin) {
+      throw new ApiError(403, 'ADMIN_REQUIRED', 'This operation is reserved for platform operators');
+    }
+  }
+}

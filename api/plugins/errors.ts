@@ -1,0 +1,111 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, titleFor, type ErrorObject } from '../errors';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function pointerFor(e: AjvError): string {
+  const base = e.instancePath || '';
+  if (e.keyword === 'required') return `${base}/${String(e.params.missingProperty)}`;
+  if (e.keyword === 'additionalProperties') return `${base}/${String(e.params.additionalProperty)}`;
+  return base || '/';
+}
+
+function describe(e: AjvError, field: string): string {
+  switch (e.keyword) {
+    case 'required':
+      return `${field} is required`;
+    case 'additionalProperties':
+      return `${field} is not an accepted field`;
+    case 'enum':
+      return `${field} must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    case 'type':
+      return `${field} must be of type ${String(e.params.type)}`;
+    default:
+      return `${field} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+export function validationErrors(validation: AjvError[], context: string | undefined): ErrorObject[] {
+  return validation.map((e) => {
+    const pointer = pointerFor(e);
+    const field = pointer.replace(/^\//, '').replaceAll('/', '.') || context || 'request';
+    const isBody = !context || context === 'body';
+    return {
+      status: '422',
+      code: 'VALIDATION_ERROR',
+      title: titleFor(422),
+      detail: describe(e, field),
+      source: isBody ? { pointer } : context === 'headers' ? { header: field } : { parameter: field },
+    };
+  });
+}
+
+export function sendErrors(reply: FastifyReply, status: number, errors: ErrorObject[], headers?: Record<string, string>) {
+  if (headers) reply.headers(headers);
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ data: null, errors, meta: { request_id: reply.request.id } });
+}
+
+/** Turns every failure into the envelope; nothing internal leaks from a 500. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ApiError) {
+      if (err.status >= 500) request.log.error({ err }, 'request failed');
+      return sendErrors(reply, err.status, err.toErrorObjects(), err.headers);
+    }
+    const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+    if (fe.validation) {
+      return sendErrors(reply, 422, validationErrors(fe.validation, fe.validationContext));
+    }
+    const status = fe.statusCode ?? 500;
+    if (status === 413 || fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendErrors(reply, 413, [
+        { status: '413', code: 'PAYLOAD_TOO_LARGE', title: titleFor(413), detail: 'The request body is larger than the limit' },
+      ]);
+    }
+    if (status === 415 || fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendErrors(reply, 415, [
+        {
+          status: '415',
+          code: 'UNSUPPORTED_MEDIA_TYPE',
+          title: titleFor(415),
+          detail: `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here`,
+          source: { header: 'content-type' },
+        },
+      ]);
+    }
+    if (status >= 400 && status < 500) {
+      const malformed = status === 400 && (err instanceof SyntaxError || String(fe.code ?? '').startsWith('FST_ERR_CTP'));
+      return sendErrors(reply, status, [
+        {
+          status: String(status),
+          code: malformed ? 'MALFORMED_BODY' : 'BAD_REQUEST',
+          title: titleFor(status),
+          detail: malformed ? 'The request body is not valid JSON' : fe.message,
+        },
+      ]);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendErrors(reply, 500, [
+      {
+        status: '500',
+        code: 'INTERNAL_ERROR',
+        title: titleFor(500),
+        detail: `An unexpected error occurred. Quote request id ${request.id} when contacting support.`,
+      },
+    ]);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendErrors(reply, 404, [
+      { status: '404', code: 'ROUTE_NOT_FOUND', title: titleFor(404), detail: `No route ${request.method} ${request.url.split('?')[0]}` },
+    ]),
+  );
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../domain/platform/config';
+import type { RateLimiter } from '../../domain/platform/rate-limiter';
+import { ApiError } from '../errors';
+
+/**
+ * Per API key (or login session; per client IP before authentication): RATE_LIMIT_PER_MINUTE
+ * burst and RATE_LIMIT_PER_HOUR, both sliding windows. X-RateLimit-* headers on every response
+ * describe the window closest to exhaustion.
+ */
+export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter, cfg: Config): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const p = request.principal;
+    const key = p ? `cred:${p.credentialId}` : `ip:${request.ip}`;
+    const perMinute = p?.rateLimitPerMinute ?? cfg.rateLimitPerMinute;
+    const perHour = Math.max(cfg.rateLimitPerHour, perMinute);
+    const r = await limiter.hit(key, [
+      { limit: perMinute, windowSeconds: 60 },
+      { limit: perHour, windowSeconds: 3600 },
+    ]);
+    reply.header('x-ratelimit-limit', String(r.limit));
+    reply.header('x-ratelimit-remaining', String(r.remaining));
+    reply.header('x-ratelimit-reset', String(r.reset));
+    if (!r.allowed) {
+      throw new ApiError(429, 'RATE_LIMITED', `Rate limit exceeded; retry after ${r.retryAfter} seconds`, {
+        headers: { 'retry-after': String(r.retryAfter) },
+      });
+    }
+  });
+}

@@ -1,0 +1,25 @@
+import type { Principal, Permission } from '../domain/auth/principal';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** No credentials needed (health, docs, register, login). */
+    public?: boolean;
+    /** Operator-only route: the caller's user must be a platform admin. */
+    admin?: boolean;
+    /** Overrides the permission implied by the HTTP method. */
+    permission?: Permission;
+    /** Skips the Idempotency-Key handling (e.g. login, where replays make no sense). */
+    idempotency?: false;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    idempotencyKey?: string;
+    authFailure?: Error;
+  }
+}
+
+/** The authenticated caller; routes that are not public can rely on it. */
+export function principalOf(request: { principal?: Principal }): Principal {
+  if (!request.principal) throw new Error('route reached without authentication');
+  return request.principal;
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root, whichever entry point (tsx, vitest, worker bundle) loaded us. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function int(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number.parseInt(raw, 10);
+  if (!Number.isFinite(n)) throw new Error(`Setting ${name} must be an integer, got "${raw}"`);
+  return n;
+}
+
+function bool(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+function list(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Every setting the platform reads, in one place (the README lists them).
+ * Read lazily so tests and the start script can set the environment first.
+ */
+export function loadConfig() {
+  return {
+    port: int('PORT', 8080),
+    host: process.env.HOST ?? '0.0.0.0',
+    publicUrl: process.env.PUBLIC_URL ?? '',
+    databaseUrl: process.env.DATABASE_URL ?? '',
+    dbPoolMax: int('DB_POOL_MAX', 20),
+    temporalAddress: process.env.TEMPORAL_ADDRESS ?? '',
+    temporalNamespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'banking',
+    redisUrl: process.env.REDIS_URL ?? '',
+    jwtSecret: process.env.JWT_SECRET ?? '',
+    accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 900),
+    refreshTokenTtlSeconds: int('REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600),
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 100),
+    rateLimitPerHour: int('RATE_LIMIT_PER_HOUR', 1000),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024),
+    trustProxy: bool('TRUST_PROXY', false),
+    logLevel: process.env.LOG_LEVEL ?? 'info',
+    adminEmails: list('PLATFORM_ADMIN_EMAILS').map((e) => e.toLowerCase()),
+    loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
+    loginLockSeconds: int('LOGIN_LOCK_SECONDS', 900),
+    dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'),
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;

@@ -1,0 +1,2 @@
+export const ENVIRONMENTS = ['sandbox', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];

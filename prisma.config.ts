@@ -1,0 +1,9 @@
+import { defineConfig } from 'prisma/config';
+
+// Migrations are SQL files applied by scripts/migrate.ts (recorded in _prisma_migrations as
+// Prisma does), so `prisma migrate deploy` against the same database stays compatible.
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+});

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { closePool } from '../../domain/db/pool';
+import { closePrisma } from '../../domain/db/prisma';
+
+export function urlFor(name: string): string {
+  const u = new URL(inject('adminDatabaseUrl'));
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * A fresh, migrated database for this test file (cloned from the run's template), made the
+ * process's DATABASE_URL. Dropped by the global teardown.
+ */
+export async function useTestDatabase(): Promise<string> {
+  const name = `${inject('databasePrefix')}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject('templateDatabase')}"`);
+  } finally {
+    await admin.end();
+  }
+  await closePrisma();
+  await closePool();
+  process.env.DATABASE_URL = urlFor(name);
+  return process.env.DATABASE_URL;
+}

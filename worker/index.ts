@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { REPO_ROOT, loadConfig } from '../domain/platform/config';
+import { createActivities } from '../activities';
+
+export interface StartWorkerOptions {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+  connection?: NativeConnection;
+  /** Pre-bundled workflow code (tests bundle once and share it across workers). */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  maxConcurrentActivityTaskExecutions?: number;
+}
+
+export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
+
+/** A worker for every workflow in workflows/ and every activity in activities/. */
+export async function createWorker(opts: StartWorkerOptions = {}): Promise<Worker> {
+  const cfg = loadConfig();
+  const connection =
+    opts.connection ?? (await NativeConnection.connect({ address: opts.address ?? (cfg.temporalAddress || '127.0.0.1:7233') }));
+  return Worker.create({
+    connection,
+    namespace: opts.namespace ?? cfg.temporalNamespace,
+    taskQueue: opts.taskQueue ?? cfg.taskQueue,
+    activities: createActivities(),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
+  });
+}

@@ -1,0 +1,17 @@
+// `npm run worker`: runs the Temporal worker alone, so API and workers scale apart.
+import { migrate } from '../domain/db/migrate';
+import { closePool } from '../domain/db/pool';
+import { loadConfig } from '../domain/platform/config';
+import { createWorker } from './index';
+
+const cfg = loadConfig();
+if (!cfg.databaseUrl) {
+  console.error('DATABASE_URL must be set to run the worker alone (npm start embeds a database).');
+  process.exit(1);
+}
+await migrate(cfg.databaseUrl);
+const worker = await createWorker();
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
+console.log(`worker polling task queue "${cfg.taskQueue}" on ${cfg.temporalAddress || '127.0.0.1:7233'}`);
+await worker.run();
+await closePool();
