@@ -42,7 +42,8 @@ export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('authFailure', undefined);
   app.addHook('onRequest', async (request) => {
-    if (request.is404 || request.routeOptions.config?.public) return;
+    // The interactive docs (swagger-ui's own routes) are public like the OpenAPI document.
+    if (request.is404 || request.routeOptions.config?.public || request.url.startsWith('/api/documentation')) return;
     try {
       await resolvePrincipal(request);
     } catch (err) {

@@ -11,7 +11,7 @@ export function temporalAddress(): string {
 
 export async function getTemporalConnection(): Promise<Connection> {
   if (!connection) {
-    connection = Connection.connect({ address: temporalAddress(), connectTimeout: '5s' });
+    connection = Connection.connect({ address: temporalAddress(), connectTimeout: '3s' });
     connection.catch(() => {
       connection = undefined; // retry on next use
     });

@@ -1,0 +1,122 @@
+// `npm start`: the whole platform on embedded defaults. Each part is used from the environment
+// when configured (DATABASE_URL, TEMPORAL_ADDRESS) and started here otherwise.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { migrate } from '../domain/db/migrate';
+import { closePool } from '../domain/db/pool';
+import { loadConfig } from '../domain/platform/config';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../domain/platform/embedded-db';
+import { findTemporalCli } from '../domain/temporal/binaries';
+import { closeTemporal, ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
+import { ALL_SEARCH_ATTRIBUTES } from '../domain/temporal/search-attributes';
+
+const STEPS = 5;
+let step = 0;
+const progress = (msg: string) => console.log(`[${++step}/${STEPS}] ${msg}`);
+const done = (msg: string) => console.log(`      ${msg}`);
+
+let embeddedDb: EmbeddedDatabase | undefined;
+let temporalEnv: TestWorkflowEnvironment | undefined;
+let worker: Worker | undefined;
+let workerRun: Promise<void> | undefined;
+let app: FastifyInstance | undefined;
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (stopping) process.exit(code);
+  stopping = true;
+  console.log('\nStopping…');
+  await app?.close().catch(() => undefined);
+  if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+  await workerRun?.catch(() => undefined);
+  await closeTemporal();
+  await closePool().catch(() => undefined);
+  await temporalEnv?.teardown().catch(() => undefined);
+  await embeddedDb?.stop().catch(() => undefined);
+  console.log('Stopped.');
+  process.exit(code);
+}
+
+process.once('SIGINT', () => void shutdown(0));
+process.once('SIGTERM', () => void shutdown(0));
+
+async function main() {
+  // The worker's bundler and state changes log at INFO; start-up shows its own progress instead.
+  Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN') ?? 'WARN') });
+  const dataDir = loadConfig().dataDir;
+  mkdirSync(dataDir, { recursive: true });
+
+  progress('Database');
+  if (process.env.DATABASE_URL) {
+    done(`using DATABASE_URL (${new URL(process.env.DATABASE_URL).host})`);
+  } else {
+    const port = Number(process.env.EMBEDDED_DB_PORT ?? 54329);
+    embeddedDb = await startEmbeddedDatabase(path.join(dataDir, 'pglite'), port);
+    process.env.DATABASE_URL = embeddedDb.url;
+    process.env.DB_POOL_MAX = '1';
+    done(`embedded PGlite on 127.0.0.1:${port}, data in ${path.relative(process.cwd(), path.join(dataDir, 'pglite'))}`);
+  }
+
+  progress('Migrations');
+  const m = await migrate(process.env.DATABASE_URL!);
+  done(m.applied.length ? `applied ${m.applied.join(', ')}` : 'database is up to date');
+
+  progress('Temporal');
+  let temporalUi = process.env.TEMPORAL_UI_URL ?? '';
+  if (process.env.TEMPORAL_ADDRESS) {
+    done(`using TEMPORAL_ADDRESS ${process.env.TEMPORAL_ADDRESS} (namespace ${loadConfig().temporalNamespace})`);
+  } else {
+    const cli = findTemporalCli();
+    const port = Number(process.env.TEMPORAL_PORT ?? 7233);
+    const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+    mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
+    temporalEnv = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download', downloadDir: path.join(dataDir, 'tools') },
+        ip: '127.0.0.1',
+        port,
+        ui: true,
+        uiPort,
+        dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
+        namespace: loadConfig().temporalNamespace,
+        searchAttributes: ALL_SEARCH_ATTRIBUTES,
+        log: { format: 'json', level: 'error' },
+      },
+    });
+    process.env.TEMPORAL_ADDRESS = temporalEnv.address;
+    temporalUi = `http://127.0.0.1:${uiPort}`;
+    done(`Temporal dev server on ${temporalEnv.address} (${cli ?? 'SDK download'}), data in .data/temporal`);
+  }
+  await ensureSearchAttributes(await getTemporalConnection(), loadConfig().temporalNamespace);
+
+  progress('Worker');
+  const { createWorker } = await import('../worker/index');
+  worker = await createWorker();
+  workerRun = worker.run();
+  workerRun.catch((err) => {
+    console.error('worker stopped:', err);
+    if (!stopping) void shutdown(1);
+  });
+  done(`polling task queue "${loadConfig().taskQueue}"`);
+
+  progress('API');
+  const { buildApp } = await import('../api/app');
+  const cfg = loadConfig();
+  app = await buildApp();
+  await app.listen({ port: cfg.port, host: cfg.host });
+  const base = `http://localhost:${cfg.port}`;
+  console.log(`
+Platform is up.
+  API               ${base}/api   (published base ${base}/api/v2)
+  API docs          ${base}/api/documentation   (OpenAPI JSON: ${base}/api/openapi.json)
+  Health            ${base}/api/health  ·  readiness ${base}/api/ready${temporalUi ? `\n  Temporal UI       ${temporalUi}` : ''}
+Press Ctrl-C to stop.`);
+}
+
+main().catch(async (err) => {
+  console.error('Start-up failed:', err instanceof Error ? err.message : err);
+  await shutdown(1);
+});
