@@ -1,4 +1,8 @@
+import { createTransferActivities } from './transfers';
+
 /** Every activity the worker runs, keyed by name. */
 export function createActivities() {
-  return {};
+  return {
+    ...createTransferActivities(),
+  };
 }

@@ -1,3 +1,3 @@
 // Every workflow the worker runs. Workflow code is deterministic: no I/O, clock or randomness
 // except through @temporalio/workflow.
-export {};
+export { transferWorkflow } from './transfer';

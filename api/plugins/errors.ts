@@ -1,5 +1,18 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AccountError } from '../../domain/accounts';
+import { LedgerError } from '../../domain/ledger';
+import { AmountError } from '../../domain/money/amount';
+import { DomainError } from '../../domain/platform/errors';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
+
+/** Business-logic refusals become envelope errors without every route catching them. */
+function fromDomain(err: unknown): ApiError | undefined {
+  if (err instanceof DomainError) return new ApiError(err.status, err.code, err.message, err.pointer ? { source: { pointer: err.pointer } } : {});
+  if (err instanceof LedgerError) return new ApiError(err.status === 409 && err.code !== 'IDEMPOTENCY_CONFLICT' ? 422 : err.status, err.code, err.message);
+  if (err instanceof AccountError) return new ApiError(err.status === 409 ? 422 : err.status, err.code, err.message);
+  if (err instanceof AmountError) return new ApiError(422, err.code, err.message, { source: { pointer: '/amount' } });
+  return undefined;
+}
 
 interface AjvError {
   instancePath: string;
@@ -55,7 +68,8 @@ export function sendErrors(reply: FastifyReply, status: number, errors: ErrorObj
 
 /** Turns every failure into the envelope; nothing internal leaks from a 500. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((raw: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    const err = fromDomain(raw) ?? raw;
     if (err instanceof ApiError) {
       if (err.status >= 500) request.log.error({ err }, 'request failed');
       return sendErrors(reply, err.status, err.toErrorObjects(), err.headers);

@@ -1,11 +1,21 @@
 import type { FastifyInstance } from 'fastify';
+import accountRoutes from './accounts';
 import apiKeyRoutes from './api-keys';
 import authRoutes from './auth';
+import iso20022Routes from './iso20022';
+import ledgerRoutes from './ledger';
 import systemRoutes from './system';
+import transactionRoutes from './transactions';
+import transferRoutes from './transfers';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(systemRoutes);
   await app.register(authRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(accountRoutes);
+  await app.register(transferRoutes);
+  await app.register(transactionRoutes);
+  await app.register(ledgerRoutes);
+  await app.register(iso20022Routes, { prefix: '/api/v1/iso20022' });
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../../worker';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../domain/db/migrate';
 import { findTemporalCli } from '../../domain/temporal/binaries';
@@ -12,6 +14,7 @@ declare module 'vitest' {
     templateDatabase: string;
     databasePrefix: string;
     temporalAddress: string;
+    workflowBundleCode: string;
   }
 }
 
@@ -47,6 +50,9 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template);
   project.provide('databasePrefix', prefix);
   project.provide('temporalAddress', env.address);
+  // Bundled once per run; every test file's worker loads the same code.
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
+  project.provide('workflowBundleCode', bundle.code);
 
   return async () => {
     await env.teardown();

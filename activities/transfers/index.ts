@@ -1,0 +1,146 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { withTransaction } from '../../domain/db/pool';
+import { LedgerError, getEntry, postEntry, postPending, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
+import {
+  TransferError,
+  buildTransferLines,
+  emitTransferEvents,
+  lockTransfer,
+  updateTransfer,
+  type Transfer,
+} from '../../domain/transfers';
+import { assessRisk, type RiskDecision } from '../../domain/transfers/risk';
+
+export interface TransferStepInput {
+  transferId: string;
+  workflowId: string;
+}
+
+// Reservations outlive the longest review wait, so only a stuck workflow lets one expire.
+const RESERVATION_TIMEOUT_SECONDS = 3 * 24 * 3600;
+
+/** Business refusals end the workflow (no retry); anything else is retried by Temporal. */
+function businessFailure(err: unknown): never {
+  if (err instanceof LedgerError || err instanceof TransferError) {
+    throw ApplicationFailure.nonRetryable(err.message, err.code);
+  }
+  throw err;
+}
+
+async function stepCompleted(c: Parameters<typeof emitTransferEvents>[0], t: Transfer, step: string, extra: Record<string, unknown> = {}) {
+  await emitTransferEvents(c, t, ['workflow.step_completed'], { step, ...extra });
+}
+
+export function createTransferActivities() {
+  return {
+    /** Accounts still usable; a transfer already decided (a replayed step) passes through. */
+    async validateTransfer({ transferId }: TransferStepInput): Promise<void> {
+      await withTransaction(async (c) => {
+        const t = await lockTransfer(c, transferId);
+        if (t.status !== 'pending') return;
+        const { rows } = await c.query<{ id: string; status: string }>('SELECT id, status FROM accounts WHERE id = ANY($1::text[])', [
+          [t.fromAccountId, t.toAccountId],
+        ]);
+        const from = rows.find((r) => r.id === t.fromAccountId)!;
+        const to = rows.find((r) => r.id === t.toAccountId)!;
+        if (from.status !== 'active') businessFailure(new TransferError(422, `ACCOUNT_${from.status.toUpperCase()}`, `The source account is ${from.status}`));
+        if (to.status === 'closed') businessFailure(new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed'));
+        await stepCompleted(c, t, 'validate');
+      });
+    },
+
+    /** Pending ledger entry for amount and fee, keyed by workflow and step: a retry finds the first. */
+    async reserveTransfer({ transferId, workflowId }: TransferStepInput): Promise<{ entryId: string }> {
+      return withTransaction(async (c) => {
+        const t = await lockTransfer(c, transferId);
+        if (t.entryId) return { entryId: t.entryId };
+        const lines = await buildTransferLines(t, c);
+        const entry = await postEntry(
+          {
+            environment: t.environment,
+            idempotencyKey: workflowIdempotencyKey(workflowId, 'reserve'),
+            type: 'transfer',
+            reference: t.reference ?? undefined,
+            description: t.description ?? undefined,
+            lines,
+            pending: true,
+            pendingTimeoutSeconds: RESERVATION_TIMEOUT_SECONDS,
+            userId: t.userId,
+            metadata: { transfer_id: t.id, workflow_id: workflowId },
+          },
+          c,
+        ).catch(businessFailure);
+        const updated = await updateTransfer(c, t.id, { entry_id: entry.id });
+        await stepCompleted(c, updated, 'reserve', { entry_id: entry.id });
+        return { entryId: entry.id };
+      });
+    },
+
+    async assessTransferRisk({ transferId }: TransferStepInput): Promise<RiskDecision> {
+      return withTransaction(async (c) => {
+        const t = await lockTransfer(c, transferId);
+        const decision = await assessRisk(t, c);
+        if (decision.decision === 'review' && t.status === 'pending') {
+          const updated = await updateTransfer(c, t.id, { status: 'pending_review' });
+          await emitTransferEvents(c, updated, ['workflow.step_completed'], { step: 'risk_check', decision });
+        } else {
+          await stepCompleted(c, t, 'risk_check', { decision });
+        }
+        return decision;
+      });
+    },
+
+    /** Posts the reservation; the transfer completes in the same database transaction. */
+    async postTransfer({ transferId, workflowId }: TransferStepInput): Promise<void> {
+      await withTransaction(async (c) => {
+        const t = await lockTransfer(c, transferId);
+        if (t.status === 'completed') return;
+        if (!t.entryId) throw ApplicationFailure.nonRetryable('transfer has no reservation', 'NOT_RESERVED');
+        await postPending(t.entryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'post') }, c).catch(businessFailure);
+        const updated = await updateTransfer(c, t.id, { status: 'completed', completed_at: 'now' });
+        await emitTransferEvents(c, updated, ['workflow.step_completed'], { step: 'post' });
+        await emitTransferEvents(c, updated, ['transfer.completed', 'workflow.completed']);
+      });
+    },
+
+    /**
+     * Compensation: voids the reservation if there is one (idempotently), fails the transfer with
+     * the reason, and records workflow.compensation_executed when money was released.
+     */
+    async compensateTransfer(input: TransferStepInput & { code: string; reason: string; reserved: boolean }): Promise<{ voided: boolean }> {
+      return withTransaction(async (c) => {
+        const t = await lockTransfer(c, input.transferId);
+        if (t.status === 'failed') return { voided: t.compensationExecuted };
+        let voided = false;
+        if (t.entryId) {
+          const entry = await getEntry(t.entryId, c);
+          if (entry?.status === 'pending') {
+            await voidPending(t.entryId, { idempotencyKey: workflowIdempotencyKey(input.workflowId, 'void'), reason: input.reason }, c).catch(
+              (err) => {
+                // Already voided (e.g. the reservation timed out) is the state compensation wants.
+                if (!(err instanceof LedgerError && err.code === 'ALREADY_VOIDED')) throw err;
+              },
+            );
+            voided = true;
+          } else if (entry?.status === 'voided') {
+            voided = true;
+          }
+        }
+        const updated = await updateTransfer(c, t.id, {
+          status: 'failed',
+          failure_code: input.code,
+          failure_reason: input.reason,
+          compensation_executed: voided,
+          failed_at: 'now',
+        });
+        const events = ['transfer.failed', 'workflow.failed'];
+        if (input.code === 'REVIEW_TIMEOUT') events.push('workflow.timeout');
+        if (voided) events.push('workflow.compensation_executed');
+        await emitTransferEvents(c, updated, events, { entry_id: t.entryId });
+        return { voided };
+      });
+    },
+  };
+}
+
+export type TransferActivities = ReturnType<typeof createTransferActivities>;

@@ -1,0 +1,262 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  closeAccount,
+  createAccount,
+  freezeAccount,
+  getAccount,
+  getBalances,
+  listAccounts,
+  toPublicAccount,
+  unfreezeAccount,
+  type AccountType,
+} from '../../../domain/accounts';
+import { moveCash } from '../../../domain/cash';
+import { listTransactions, TRANSACTION_TYPES, type TransactionSort, type TransactionStatus, type TransactionType } from '../../../domain/ledger/transactions';
+import { listAccountTransfers } from '../../../domain/transfers';
+import { notFound } from '../../errors';
+import { pageParams, paginate } from '../../pagination';
+import { accountSchema, balancesSchema, presentTransaction, presentTransfer, transactionSchema, transferSchema } from '../../presenters/banking';
+import { decimalString, envelope, errorResponses, metadataSchema, paginatedEnvelope, paginationQuery } from '../../schemas';
+import { principalOf } from '../../types';
+
+const uuidParams = { type: 'object', required: ['uuid'], properties: { uuid: { type: 'string', maxLength: 64 } } };
+
+const cashBody = {
+  type: 'object',
+  required: ['amount', 'asset_code'],
+  additionalProperties: false,
+  properties: {
+    amount: decimalString,
+    asset_code: { type: 'string', minLength: 1, maxLength: 12 },
+    reference: { type: 'string', maxLength: 140 },
+  },
+};
+
+const cashResult = {
+  type: 'object',
+  properties: {
+    transaction: transactionSchema,
+    entry_id: { type: 'string' },
+    settlement: { type: 'string', enum: ['settled', 'awaiting_confirmation'] },
+  },
+};
+
+export default async function accountRoutes(app: FastifyInstance) {
+  /** The caller's account or 404 (another user's or environment's account does not exist for them). */
+  async function ownAccount(request: { principal?: unknown; params: unknown }) {
+    const p = principalOf(request as never);
+    const id = (request.params as { uuid: string }).uuid;
+    const account = await getAccount(p.userId, p.environment, id);
+    if (!account) throw notFound('Account');
+    return account;
+  }
+
+  // The published v2 paths, and the unversioned core paths the spec lists for the same operations.
+  for (const base of ['/api/v2', '/api']) {
+    const tags = [base === '/api' ? 'Accounts (unversioned)' : 'Accounts'];
+
+    app.get<{ Querystring: { page?: number; per_page?: number } }>(
+      `${base}/accounts`,
+      {
+        schema: {
+          tags,
+          summary: "The caller's accounts in the key's environment",
+          querystring: { type: 'object', properties: paginationQuery, additionalProperties: false },
+          response: { 200: paginatedEnvelope(accountSchema), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const p = principalOf(request);
+        const pp = pageParams(request.query);
+        const { items, total } = await listAccounts(p.userId, p.environment, { page: pp.page, perPage: pp.perPage });
+        return paginate(request, items.map(toPublicAccount), total, pp);
+      },
+    );
+
+    app.post<{ Body: { name: string; type?: AccountType; metadata?: Record<string, unknown> } }>(
+      `${base}/accounts`,
+      {
+        schema: {
+          tags,
+          summary: 'Open an account (status active); balances appear per asset on first use',
+          body: {
+            type: 'object',
+            required: ['name'],
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 255 },
+              type: { type: 'string', enum: ['personal', 'business', 'savings'], default: 'personal' },
+              metadata: metadataSchema,
+            },
+          },
+          response: { 201: envelope(accountSchema), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const p = principalOf(request);
+        const account = await createAccount({ userId: p.userId, environment: p.environment, ...request.body });
+        return reply.code(201).send({ data: toPublicAccount(account) });
+      },
+    );
+
+    app.get<{ Params: { uuid: string } }>(
+      `${base}/accounts/:uuid`,
+      { schema: { tags, summary: 'One account', params: uuidParams, response: { 200: envelope(accountSchema), ...errorResponses } } },
+      async (request) => ({ data: toPublicAccount(await ownAccount(request)) }),
+    );
+
+    app.get<{ Params: { uuid: string } }>(
+      `${base}/accounts/:uuid/balances`,
+      {
+        schema: {
+          tags,
+          summary: 'Balances per asset: available (posted less reserved), reserved (pending outflows), total (posted)',
+          params: uuidParams,
+          response: { 200: envelope(balancesSchema), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const account = await ownAccount(request);
+        return { data: await getBalances(account.id) };
+      },
+    );
+  }
+
+  const tags = ['Accounts'];
+
+  app.get<{
+    Params: { uuid: string };
+    Querystring: { page?: number; per_page?: number; limit?: number; type?: string; status?: TransactionStatus; start_date?: string; end_date?: string; sort?: TransactionSort; asset_code?: string };
+  }>(
+    '/api/v2/accounts/:uuid/transactions',
+    {
+      schema: {
+        tags,
+        summary: 'Transactions of an account (every posting to it), paginated',
+        description: 'type filters deposit, withdrawal, transfer (in and out), fee or reversal; limit is an alias of per_page; sort takes created_at or amount, "-" for descending (default -created_at).',
+        params: uuidParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ...paginationQuery,
+            limit: { type: 'integer', minimum: 1, maximum: 100 },
+            type: { type: 'string', enum: ['transfer', ...TRANSACTION_TYPES] },
+            status: { type: 'string', enum: ['pending', 'completed', 'failed'] },
+            asset_code: { type: 'string', maxLength: 12 },
+            start_date: { type: 'string', format: 'date-time' },
+            end_date: { type: 'string', format: 'date-time' },
+            sort: { type: 'string', enum: ['created_at', '-created_at', 'amount', '-amount'] },
+          },
+        },
+        response: { 200: paginatedEnvelope(transactionSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      const account = await ownAccount(request);
+      const q = request.query;
+      const pp = pageParams({ page: q.page, per_page: q.limit ?? q.per_page });
+      const { items, total } = await listTransactions({
+        accountId: account.id,
+        userId: p.userId,
+        environment: p.environment,
+        type: q.type as TransactionType | 'transfer' | undefined,
+        status: q.status,
+        assetCode: q.asset_code,
+        startDate: q.start_date ? new Date(q.start_date) : undefined,
+        endDate: q.end_date ? new Date(q.end_date) : undefined,
+        sort: q.sort,
+        page: pp.page,
+        perPage: pp.perPage,
+      });
+      return paginate(request, items.map(presentTransaction), total, pp);
+    },
+  );
+
+  app.get<{ Params: { uuid: string }; Querystring: { page?: number; per_page?: number } }>(
+    '/api/v2/accounts/:uuid/transfers',
+    {
+      schema: {
+        tags,
+        summary: 'Transfers into or out of an account, newest first',
+        params: uuidParams,
+        querystring: { type: 'object', properties: paginationQuery, additionalProperties: false },
+        response: { 200: paginatedEnvelope(transferSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const account = await ownAccount(request);
+      const pp = pageParams(request.query);
+      const { items, total } = await listAccountTransfers(account.id, { offset: pp.offset, limit: pp.perPage });
+      return paginate(request, items.map((t) => presentTransfer(t)), total, pp);
+    },
+  );
+
+  for (const kind of ['deposit', 'withdrawal'] as const) {
+    app.post<{ Params: { uuid: string }; Body: { amount: string; asset_code: string; reference?: string } }>(
+      `/api/v2/accounts/:uuid/${kind === 'deposit' ? 'deposit' : 'withdraw'}`,
+      {
+        schema: {
+          tags,
+          summary: kind === 'deposit' ? 'Deposit into an account' : 'Withdraw from an account',
+          description:
+            'Sandbox keys settle at once against the sandbox funding account. Production keys create a pending ' +
+            (kind === 'deposit' ? 'deposit (not spendable)' : 'withdrawal (funds reserved)') +
+            ' that completes when the settlement is confirmed (operator: POST /api/v1/ledger/entries/{id}/post) or fails (…/void).' +
+            (kind === 'withdrawal' ? ' Insufficient funds is a 422 and nothing is written.' : ''),
+          params: uuidParams,
+          body: cashBody,
+          response: { 201: envelope(cashResult), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const p = principalOf(request);
+        const { entry, transaction } = await moveCash(kind, {
+          userId: p.userId,
+          environment: p.environment,
+          accountId: request.params.uuid,
+          amount: request.body.amount,
+          assetCode: request.body.asset_code,
+          reference: request.body.reference,
+          idempotencyKey: request.idempotencyKey,
+        });
+        return reply.code(201).send({
+          data: {
+            transaction: presentTransaction(transaction),
+            entry_id: entry.id,
+            settlement: entry.status === 'posted' ? 'settled' : 'awaiting_confirmation',
+          },
+        });
+      },
+    );
+  }
+
+  const ops = { freeze: freezeAccount, unfreeze: unfreezeAccount, close: closeAccount } as const;
+  for (const [action, fn] of Object.entries(ops)) {
+    app.post<{ Params: { uuid: string }; Body: { reason?: string } | null }>(
+      `/api/v2/accounts/:uuid/${action}`,
+      {
+        config: { admin: true },
+        schema: {
+          tags: ['Operations'],
+          summary: `${action[0].toUpperCase()}${action.slice(1)} an account (platform operators only)`,
+          description:
+            action === 'freeze'
+              ? 'A frozen account cannot send (no new debits) but still receives.'
+              : action === 'close'
+                ? 'Only accounts with zero balances and nothing pending can be closed; a closed account can neither send nor receive.'
+                : 'Lets a frozen account send again.',
+          params: uuidParams,
+          body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', maxLength: 500 } } },
+          response: { 200: envelope(accountSchema), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const p = principalOf(request);
+        const account = await fn(request.params.uuid, { environment: p.environment, reason: request.body?.reason });
+        return { data: toPublicAccount(account) };
+      },
+    );
+  }
+}

@@ -1,0 +1,309 @@
+import type pg from 'pg';
+import { getAsset } from '../assets';
+import { getPool, withTransaction, type Queryable } from '../db/pool';
+import { writeOutboxEvent } from '../events/outbox';
+import { DecimalMoney } from '../money/amount';
+import { ENVIRONMENTS, type Environment } from '../platform/environment';
+import { newId } from '../platform/ids';
+import { latestRates } from '../rates';
+
+export type AccountType = 'personal' | 'business' | 'savings';
+export type AccountStatus = 'active' | 'frozen' | 'closed';
+export const ACCOUNT_TYPES: readonly AccountType[] = ['personal', 'business', 'savings'];
+
+export interface Account {
+  id: string;
+  userId: string;
+  environment: Environment;
+  name: string;
+  type: AccountType;
+  status: AccountStatus;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type AccountErrorCode =
+  | 'ACCOUNT_NOT_FOUND'
+  | 'INVALID_ACCOUNT'
+  | 'ACCOUNT_CLOSED'
+  | 'ACCOUNT_NOT_EMPTY'
+  | 'ACCOUNT_HAS_PENDING'
+  | 'ASSET_NOT_FOUND';
+
+const STATUS: Record<AccountErrorCode, number> = {
+  ACCOUNT_NOT_FOUND: 404,
+  INVALID_ACCOUNT: 422,
+  ACCOUNT_CLOSED: 409,
+  ACCOUNT_NOT_EMPTY: 409,
+  ACCOUNT_HAS_PENDING: 409,
+  ASSET_NOT_FOUND: 422,
+};
+
+export class AccountError extends Error {
+  readonly status: number;
+  constructor(
+    public readonly code: AccountErrorCode,
+    message: string,
+    public readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AccountError';
+    this.status = STATUS[code];
+  }
+}
+
+interface AccountRow {
+  id: string;
+  user_id: string;
+  environment: Environment;
+  name: string;
+  type: AccountType;
+  status: AccountStatus;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toAccount(r: AccountRow): Account {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    environment: r.environment,
+    name: r.name,
+    type: r.type,
+    status: r.status,
+    metadata: r.metadata ?? {},
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The API's Account record (spec: uuid, name, type, status, created_at, metadata). */
+export function toPublicAccount(a: Account) {
+  return {
+    uuid: a.id,
+    name: a.name,
+    type: a.type,
+    status: a.status,
+    metadata: a.metadata,
+    created_at: a.createdAt.toISOString(),
+    updated_at: a.updatedAt.toISOString(),
+  };
+}
+
+function eventData(a: Account, extra: Record<string, unknown> = {}) {
+  return { account: toPublicAccount(a), ...extra };
+}
+
+/** Runs fn in the caller's transaction when a client is given, else in a new one. */
+async function inTransaction<T>(client: pg.PoolClient | undefined, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  return client ? fn(client) : withTransaction(fn);
+}
+
+const MAX_METADATA_BYTES = 16 * 1024;
+
+export async function createAccount(
+  input: { userId: string; environment: Environment; name: string; type?: AccountType; metadata?: Record<string, unknown> },
+  client?: pg.PoolClient,
+): Promise<Account> {
+  if (typeof input.userId !== 'string' || input.userId === '') throw new AccountError('INVALID_ACCOUNT', 'userId is required');
+  if (!ENVIRONMENTS.includes(input.environment)) throw new AccountError('INVALID_ACCOUNT', 'environment must be sandbox or production');
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (name === '' || name.length > 255) throw new AccountError('INVALID_ACCOUNT', 'name must be 1 to 255 characters');
+  const type = input.type ?? 'personal';
+  if (!ACCOUNT_TYPES.includes(type)) throw new AccountError('INVALID_ACCOUNT', `type must be one of ${ACCOUNT_TYPES.join(', ')}`);
+  const metadata = input.metadata ?? {};
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
+    throw new AccountError('INVALID_ACCOUNT', 'metadata must be an object');
+  }
+  const metadataJson = JSON.stringify(metadata);
+  if (Buffer.byteLength(metadataJson) > MAX_METADATA_BYTES) throw new AccountError('INVALID_ACCOUNT', 'metadata is larger than 16 KiB');
+
+  return inTransaction(client, async (c) => {
+    const { rows } = await c.query<AccountRow>(
+      `INSERT INTO accounts (id, user_id, environment, name, type, status, metadata)
+       VALUES ($1, $2, $3, $4, $5, 'active', $6) RETURNING *`,
+      [newId('acct'), input.userId, input.environment, name, type, metadataJson],
+    );
+    const account = toAccount(rows[0]);
+    await writeOutboxEvent(c, {
+      type: 'account.created',
+      environment: account.environment,
+      userId: account.userId,
+      aggregateType: 'account',
+      aggregateId: account.id,
+      data: eventData(account),
+    });
+    return account;
+  });
+}
+
+/** The account, or null when it does not exist or belongs to another user or environment. */
+export async function getAccount(userId: string | null, environment: Environment, id: string, client: Queryable = getPool()): Promise<Account | null> {
+  const { rows } = await client.query<AccountRow>(
+    'SELECT * FROM accounts WHERE id = $1 AND environment = $2 AND ($3::text IS NULL OR user_id = $3)',
+    [id, environment, userId],
+  );
+  return rows[0] ? toAccount(rows[0]) : null;
+}
+
+export async function listAccounts(
+  userId: string,
+  environment: Environment,
+  page: { page?: number; perPage?: number } = {},
+  client: Queryable = getPool(),
+): Promise<{ items: Account[]; total: number }> {
+  const perPage = Math.min(100, Math.max(1, Math.trunc(page.perPage ?? 20)));
+  const p = Math.max(1, Math.trunc(page.page ?? 1));
+  const [items, count] = await Promise.all([
+    client.query<AccountRow>(
+      `SELECT * FROM accounts WHERE user_id = $1 AND environment = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+      [userId, environment, perPage, (p - 1) * perPage],
+    ),
+    client.query<{ n: string }>('SELECT count(*) AS n FROM accounts WHERE user_id = $1 AND environment = $2', [userId, environment]),
+  ]);
+  return { items: items.rows.map(toAccount), total: Number(count.rows[0].n) };
+}
+
+export interface AccountScope {
+  /** When given, an account of another user is not found */
+  userId?: string | null;
+  /** When given, an account of the other environment is not found */
+  environment?: Environment;
+  reason?: string;
+}
+
+/** Locks the account row, then its ledger accounts in id order (the order postings lock them). */
+async function lockAccount(c: Queryable, id: string, scope: AccountScope): Promise<AccountRow> {
+  const { rows } = await c.query<AccountRow>('SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+  const row = rows[0];
+  if (!row || (scope.userId != null && row.user_id !== scope.userId) || (scope.environment && row.environment !== scope.environment)) {
+    throw new AccountError('ACCOUNT_NOT_FOUND', `account ${id} not found`);
+  }
+  await c.query('SELECT 1 FROM ledger_accounts WHERE account_id = $1 ORDER BY id FOR UPDATE', [id]);
+  return row;
+}
+
+async function setStatus(
+  c: pg.PoolClient,
+  id: string,
+  status: AccountStatus,
+  event: string,
+  scope: AccountScope,
+  extra: Record<string, unknown> = {},
+): Promise<Account> {
+  const { rows } = await c.query<AccountRow>(
+    'UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1 RETURNING *',
+    [id, status],
+  );
+  // Postings check the ledger accounts' status under their row lock, so a freeze cannot race one.
+  await c.query('UPDATE ledger_accounts SET status = $2, updated_at = now() WHERE account_id = $1', [id, status]);
+  const account = toAccount(rows[0]);
+  await writeOutboxEvent(c, {
+    type: event,
+    environment: account.environment,
+    userId: account.userId,
+    aggregateType: 'account',
+    aggregateId: account.id,
+    data: eventData(account, { reason: scope.reason ?? null, ...extra }),
+  });
+  return account;
+}
+
+/** Freezes an account: no new debits on any of its ledger accounts. Freezing a frozen account is a no-op. */
+export async function freezeAccount(id: string, scope: AccountScope = {}, client?: pg.PoolClient): Promise<Account> {
+  return inTransaction(client, async (c) => {
+    const row = await lockAccount(c, id, scope);
+    if (row.status === 'closed') throw new AccountError('ACCOUNT_CLOSED', `account ${id} is closed`);
+    if (row.status === 'frozen') return toAccount(row);
+    return setStatus(c, id, 'frozen', 'account.frozen', scope);
+  });
+}
+
+export async function unfreezeAccount(id: string, scope: AccountScope = {}, client?: pg.PoolClient): Promise<Account> {
+  return inTransaction(client, async (c) => {
+    const row = await lockAccount(c, id, scope);
+    if (row.status === 'closed') throw new AccountError('ACCOUNT_CLOSED', `account ${id} is closed`);
+    if (row.status === 'active') return toAccount(row);
+    return setStatus(c, id, 'active', 'account.unfrozen', scope);
+  });
+}
+
+/** Closes an account whose balances are all zero with nothing pending. Closing a closed account is a no-op. */
+export async function closeAccount(id: string, scope: AccountScope = {}, client?: pg.PoolClient): Promise<Account> {
+  return inTransaction(client, async (c) => {
+    const row = await lockAccount(c, id, scope);
+    if (row.status === 'closed') return toAccount(row);
+    const { rows } = await c.query<{ asset_code: string; nonzero: boolean; pending: boolean }>(
+      `SELECT asset_code, credits_posted <> debits_posted AS nonzero, (debits_pending <> 0 OR credits_pending <> 0) AS pending
+       FROM ledger_accounts WHERE account_id = $1 ORDER BY asset_code`,
+      [id],
+    );
+    const pending = rows.filter((r) => r.pending).map((r) => r.asset_code);
+    if (pending.length > 0) throw new AccountError('ACCOUNT_HAS_PENDING', `account ${id} has pending transactions`, { assets: pending });
+    const nonzero = rows.filter((r) => r.nonzero).map((r) => r.asset_code);
+    if (nonzero.length > 0) throw new AccountError('ACCOUNT_NOT_EMPTY', `account ${id} has non-zero balances`, { assets: nonzero });
+    return setStatus(c, id, 'closed', 'account.closed', scope);
+  });
+}
+
+/**
+ * The customer account's ledger account for an asset (la_...), opened on first use: credit-normal,
+ * no-overdraft, with the account's current status. Idempotent and race-safe (unique index on
+ * account and asset; FOR SHARE on the account row orders it against a concurrent freeze/close).
+ */
+export async function ensureCustomerLedgerAccount(accountId: string, assetCode: string, client: Queryable = getPool()): Promise<string> {
+  const asset = await getAsset(assetCode);
+  if (!asset) throw new AccountError('ASSET_NOT_FOUND', `unknown asset ${assetCode}`);
+  const existing = await client.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2', [accountId, asset.code]);
+  if (existing.rows[0]) return existing.rows[0].id;
+  const inserted = await client.query<{ id: string }>(
+    `INSERT INTO ledger_accounts (id, environment, asset_code, name, kind, normal_balance, no_overdraft, status, account_id, user_id)
+     SELECT $1, a.environment, $2, a.id || ' ' || $2, 'customer', 'credit', true, a.status, a.id, a.user_id
+     FROM (SELECT * FROM accounts WHERE id = $3 FOR SHARE) a
+     ON CONFLICT (account_id, asset_code) DO NOTHING
+     RETURNING id`,
+    [newId('la'), asset.code, accountId],
+  );
+  if (inserted.rows[0]) return inserted.rows[0].id;
+  const again = await client.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2', [accountId, asset.code]);
+  if (!again.rows[0]) throw new AccountError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`);
+  return again.rows[0].id;
+}
+
+export interface AccountBalances {
+  account_uuid: string;
+  balances: Array<{ asset_code: string; available_balance: string; reserved_balance: string; total_balance: string }>;
+  summary: { total_assets: number; total_usd_equivalent: string };
+}
+
+/**
+ * Balances per asset the account has used (available = posted credits - posted debits - pending
+ * debits; reserved = pending debits; total = posted credits - posted debits), at asset precision,
+ * and the USD value of the totals at the latest rates (2 decimals; assets without a rate count 0).
+ */
+export async function getBalances(accountId: string, client: Queryable = getPool()): Promise<AccountBalances> {
+  const [{ rows }, rates] = await Promise.all([
+    client.query<{ asset_code: string; b: { available_balance: string; reserved_balance: string; total_balance: string } }>(
+      `SELECT la.asset_code, ledger_balance_json(la) AS b FROM ledger_accounts la WHERE la.account_id = $1 ORDER BY la.asset_code`,
+      [accountId],
+    ),
+    latestRates(client),
+  ]);
+  let usd = new DecimalMoney(0);
+  for (const r of rows) {
+    const rate = rates.get(r.asset_code);
+    if (rate) usd = usd.plus(new DecimalMoney(r.b.total_balance).times(rate));
+  }
+  return {
+    account_uuid: accountId,
+    balances: rows.map((r) => ({
+      asset_code: r.asset_code,
+      available_balance: r.b.available_balance,
+      reserved_balance: r.b.reserved_balance,
+      total_balance: r.b.total_balance,
+    })),
+    summary: { total_assets: rows.length, total_usd_equivalent: usd.toDecimalPlaces(2, DecimalMoney.ROUND_HALF_EVEN).toFixed(2) },
+  };
+}

@@ -1,0 +1,102 @@
+export type LedgerErrorCode =
+  | 'UNBALANCED'
+  | 'INSUFFICIENT_FUNDS'
+  | 'ACCOUNT_NOT_FOUND'
+  | 'ASSET_MISMATCH'
+  | 'ASSET_NOT_FOUND'
+  | 'AMOUNT_PRECISION'
+  | 'INVALID_AMOUNT'
+  | 'AMOUNT_NOT_POSITIVE'
+  | 'ACCOUNT_FROZEN'
+  | 'ACCOUNT_CLOSED'
+  | 'ALREADY_POSTED'
+  | 'ALREADY_VOIDED'
+  | 'ALREADY_REVERSED'
+  | 'NOT_PENDING'
+  | 'NOT_POSTED'
+  | 'PENDING_EXPIRED'
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'ENVIRONMENT_MISMATCH'
+  | 'ENTRY_NOT_FOUND'
+  | 'INVALID_ENTRY'
+  | 'IMMUTABLE';
+
+const CODES = new Set<string>([
+  'UNBALANCED', 'INSUFFICIENT_FUNDS', 'ACCOUNT_NOT_FOUND', 'ASSET_MISMATCH', 'ASSET_NOT_FOUND', 'AMOUNT_PRECISION',
+  'INVALID_AMOUNT', 'AMOUNT_NOT_POSITIVE', 'ACCOUNT_FROZEN', 'ACCOUNT_CLOSED', 'ALREADY_POSTED', 'ALREADY_VOIDED',
+  'ALREADY_REVERSED', 'NOT_PENDING', 'NOT_POSTED', 'PENDING_EXPIRED', 'IDEMPOTENCY_CONFLICT', 'ENVIRONMENT_MISMATCH',
+  'ENTRY_NOT_FOUND', 'INVALID_ENTRY', 'IMMUTABLE',
+]);
+
+/** Suggested HTTP status per code, for the API layer. */
+export const LEDGER_ERROR_STATUS: Record<LedgerErrorCode, number> = {
+  UNBALANCED: 422,
+  INSUFFICIENT_FUNDS: 422,
+  ACCOUNT_NOT_FOUND: 404,
+  ASSET_MISMATCH: 422,
+  ASSET_NOT_FOUND: 422,
+  AMOUNT_PRECISION: 422,
+  INVALID_AMOUNT: 422,
+  AMOUNT_NOT_POSITIVE: 422,
+  ACCOUNT_FROZEN: 409,
+  ACCOUNT_CLOSED: 409,
+  ALREADY_POSTED: 409,
+  ALREADY_VOIDED: 409,
+  ALREADY_REVERSED: 409,
+  NOT_PENDING: 409,
+  NOT_POSTED: 409,
+  PENDING_EXPIRED: 409,
+  IDEMPOTENCY_CONFLICT: 409,
+  ENVIRONMENT_MISMATCH: 422,
+  ENTRY_NOT_FOUND: 404,
+  INVALID_ENTRY: 422,
+  IMMUTABLE: 409,
+};
+
+export class LedgerError extends Error {
+  readonly status: number;
+  constructor(
+    public readonly code: LedgerErrorCode,
+    message: string,
+    public readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'LedgerError';
+    this.status = LEDGER_ERROR_STATUS[code];
+  }
+}
+
+interface PgError {
+  code?: string;
+  message?: string;
+  detail?: string;
+  constraint?: string;
+  table?: string;
+}
+
+/**
+ * Turns errors raised by the ledger's SQL (SQLSTATE LGR01, message "CODE: text", JSON detail)
+ * into LedgerError. A CHECK violation of the no-overdraft constraint (the database backstop) is
+ * INSUFFICIENT_FUNDS too. Anything else is returned unchanged.
+ */
+export function toLedgerError(err: unknown): unknown {
+  const e = err as PgError;
+  if (e && e.code === 'LGR01' && typeof e.message === 'string') {
+    const m = /^([A-Z_]+): ([\s\S]*)$/.exec(e.message);
+    if (m && CODES.has(m[1])) {
+      let details: Record<string, unknown> = {};
+      if (e.detail) {
+        try {
+          details = JSON.parse(e.detail) as Record<string, unknown>;
+        } catch {
+          details = { detail: e.detail };
+        }
+      }
+      return new LedgerError(m[1] as LedgerErrorCode, m[2], details);
+    }
+  }
+  if (e && e.code === '23514' && e.constraint === 'ledger_accounts_no_overdraft') {
+    return new LedgerError('INSUFFICIENT_FUNDS', 'insufficient funds', { constraint: e.constraint });
+  }
+  return err;
+}

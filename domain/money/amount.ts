@@ -1,0 +1,73 @@
+import Decimal from 'decimal.js';
+
+// 40 significant digits cover NUMERIC(38,18) exactly; decimal.js never rounds our sums.
+const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+
+export type AmountErrorCode = 'INVALID_AMOUNT' | 'AMOUNT_PRECISION' | 'AMOUNT_NOT_POSITIVE';
+
+export class AmountError extends Error {
+  constructor(
+    public readonly code: AmountErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AmountError';
+  }
+}
+
+const AMOUNT_RE = /^\d+(\.\d+)?$/;
+const NEGATIVE_RE = /^-\d+(\.\d+)?$/;
+/** Ledger columns are NUMERIC(38,18): at most 20 integer digits. */
+export const MAX_INTEGER_DIGITS = 20;
+
+/**
+ * Validates a client-supplied amount for an asset of `precision` decimals and returns it in
+ * canonical form at that scale ("1.5" -> "1.50" for USD). Only plain decimal strings are money:
+ * numbers, exponents, signs, blanks and separators are refused, so nothing passes through a float.
+ * Same rules as ledger__amount in the ledger migration.
+ */
+export function parseAmount(value: unknown, precision: number): string {
+  if (typeof value !== 'string') throw new AmountError('INVALID_AMOUNT', 'amount must be a decimal string');
+  if (NEGATIVE_RE.test(value)) throw new AmountError('AMOUNT_NOT_POSITIVE', 'amount must be positive');
+  if (!AMOUNT_RE.test(value)) throw new AmountError('INVALID_AMOUNT', 'amount must be a decimal string such as "10.50"');
+  const [int, frac = ''] = value.split('.');
+  if (int.replace(/^0+/, '').length > MAX_INTEGER_DIGITS) throw new AmountError('INVALID_AMOUNT', 'amount is too large');
+  if (frac.length > precision) {
+    throw new AmountError('AMOUNT_PRECISION', `amount has more than ${precision} decimal place${precision === 1 ? '' : 's'}`);
+  }
+  const d = new D(value);
+  if (d.isZero()) throw new AmountError('AMOUNT_NOT_POSITIVE', 'amount must be positive');
+  return d.toFixed(precision);
+}
+
+/** Syntax-only check (no asset known yet): a positive plain decimal string. */
+export function assertAmountSyntax(value: unknown): string {
+  return parseAmount(value, 18) && (value as string);
+}
+
+/** Formats a decimal string (any scale, may be negative) at an asset's precision. */
+export function formatAmount(value: string, precision: number): string {
+  return new D(value).toDecimalPlaces(precision, Decimal.ROUND_HALF_EVEN).toFixed(precision);
+}
+
+export function addAmounts(...values: string[]): string {
+  return values.reduce((acc, v) => acc.plus(v), new D(0)).toFixed();
+}
+
+export function subtractAmounts(a: string, b: string): string {
+  return new D(a).minus(b).toFixed();
+}
+
+export function multiplyAmounts(a: string, b: string): string {
+  return new D(a).times(b).toFixed();
+}
+
+export function compareAmounts(a: string, b: string): -1 | 0 | 1 {
+  return new D(a).comparedTo(b) as -1 | 0 | 1;
+}
+
+export function isZeroAmount(a: string): boolean {
+  return new D(a).isZero();
+}
+
+export { D as DecimalMoney };

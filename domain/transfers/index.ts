@@ -1,0 +1,418 @@
+import type pg from 'pg';
+import { getAccount, ensureCustomerLedgerAccount, type Account } from '../accounts';
+import { getAsset, type Asset } from '../assets';
+import { getPool, withTransaction, type Queryable } from '../db/pool';
+import { writeOutboxEvent } from '../events/outbox';
+import { LedgerError, postEntry, systemAccount, type Entry, type LineInput } from '../ledger';
+import { AmountError, isZeroAmount, parseAmount } from '../money/amount';
+import type { Environment } from '../platform/environment';
+import { newId } from '../platform/ids';
+import { DomainError as TransferError } from '../platform/errors';
+
+export type TransferStatus = 'pending' | 'pending_review' | 'completed' | 'failed' | 'reversed';
+
+export interface Transfer {
+  id: string;
+  environment: Environment;
+  userId: string;
+  fromAccountId: string;
+  toAccountId: string;
+  assetCode: string;
+  amount: string;
+  feeAmount: string;
+  status: TransferStatus;
+  reference: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  workflowId: string | null;
+  entryId: string | null;
+  reversalEntryId: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  compensationExecuted: boolean;
+  estimatedCompletion: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+  failedAt: Date | null;
+}
+
+/** Transfer refusals are domain errors (4xx in the API). */
+export { DomainError as TransferError } from '../platform/errors';
+
+interface Row {
+  id: string;
+  environment: Environment;
+  user_id: string;
+  from_account_id: string;
+  to_account_id: string;
+  asset_code: string;
+  amount: string;
+  fee_amount: string;
+  status: TransferStatus;
+  reference: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  workflow_id: string | null;
+  entry_id: string | null;
+  reversal_entry_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  compensation_executed: boolean;
+  estimated_completion: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  precision: number;
+}
+
+// Amounts are stored at 18 decimals; they are shown at the asset's precision.
+const SELECT = `SELECT t.*, a.precision FROM transfers t JOIN assets a ON a.code = t.asset_code`;
+
+function trimTo(value: string, precision: number): string {
+  const [int, frac = ''] = value.split('.');
+  return precision === 0 ? int : `${int}.${frac.padEnd(precision, '0').slice(0, precision)}`;
+}
+
+function toTransfer(r: Row): Transfer {
+  return {
+    id: r.id,
+    environment: r.environment,
+    userId: r.user_id,
+    fromAccountId: r.from_account_id,
+    toAccountId: r.to_account_id,
+    assetCode: r.asset_code,
+    amount: trimTo(r.amount, r.precision),
+    feeAmount: trimTo(r.fee_amount, r.precision),
+    status: r.status,
+    reference: r.reference,
+    description: r.description,
+    metadata: r.metadata,
+    workflowId: r.workflow_id,
+    entryId: r.entry_id,
+    reversalEntryId: r.reversal_entry_id,
+    failureCode: r.failure_code,
+    failureReason: r.failure_reason,
+    compensationExecuted: r.compensation_executed,
+    estimatedCompletion: r.estimated_completion,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    completedAt: r.completed_at,
+    failedAt: r.failed_at,
+  };
+}
+
+export function transferWorkflowId(transferId: string): string {
+  return `transfer-${transferId}`;
+}
+
+export interface CreateTransferInput {
+  userId: string;
+  environment: Environment;
+  fromAccountId: string;
+  toAccountId: string;
+  amount: string;
+  assetCode: string;
+  reference?: string | null;
+  description?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+interface Parties {
+  from: Account;
+  to: Account;
+  asset: Asset;
+  amount: string;
+}
+
+/**
+ * The checks every transfer passes before money moves: the source is the caller's, the
+ * destination exists in the same environment, asset and amount are valid. Balance, freeze and
+ * close are enforced again by the ledger under its row locks, so a race cannot slip through.
+ */
+async function resolveParties(input: CreateTransferInput, client: Queryable): Promise<Parties> {
+  const asset = await getAsset(input.assetCode);
+  if (!asset) throw new TransferError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
+  let amount: string;
+  try {
+    amount = parseAmount(input.amount, asset.precision);
+  } catch (err) {
+    if (err instanceof AmountError) throw new TransferError(422, err.code, err.message, '/amount');
+    throw err;
+  }
+  if (input.fromAccountId === input.toAccountId) {
+    throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
+  }
+  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string }>(
+    'SELECT id, user_id, environment, status FROM accounts WHERE id = ANY($1::text[])',
+    [[input.fromAccountId, input.toAccountId]],
+  );
+  const fromRow = rows.find((r) => r.id === input.fromAccountId);
+  const toRow = rows.find((r) => r.id === input.toAccountId);
+  if (!fromRow || fromRow.user_id !== input.userId || fromRow.environment !== input.environment) {
+    throw new TransferError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.fromAccountId} not found`, '/from_account');
+  }
+  if (!toRow) throw new TransferError(422, 'DESTINATION_NOT_FOUND', `Destination account ${input.toAccountId} does not exist`, '/to_account');
+  if (toRow.environment !== input.environment) {
+    throw new TransferError(422, 'ENVIRONMENT_MISMATCH', 'The destination account belongs to another environment', '/to_account');
+  }
+  if (fromRow.status === 'frozen') throw new TransferError(422, 'ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
+  if (fromRow.status === 'closed') throw new TransferError(422, 'ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
+  if (toRow.status === 'closed') throw new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
+  const [from, to] = await Promise.all([
+    getAccount(null, input.environment, fromRow.id, client),
+    getAccount(null, input.environment, toRow.id, client),
+  ]);
+  return { from: from!, to: to!, asset, amount };
+}
+
+// Fee schedules change rarely; a short cache keeps the hot path to one query per transfer.
+const feeCache = new Map<string, { at: number; row: { fixed_fee: string; rate_bps: number; min_fee: string; max_fee: string | null } | null }>();
+
+/** fee = clamp(fixed + amount * bps / 10000, min, max), rounded half-up at the asset's precision. */
+export async function transferFee(assetCode: string, amount: string, precision: number, client: Queryable = getPool()): Promise<string> {
+  const key = `${process.env.DATABASE_URL}|${assetCode}`;
+  let cached = feeCache.get(key);
+  if (!cached || Date.now() - cached.at > 60_000) {
+    const { rows } = await client.query<{ fixed_fee: string; rate_bps: number; min_fee: string; max_fee: string | null }>(
+      `SELECT fixed_fee, rate_bps, min_fee, max_fee FROM fee_schedules WHERE operation = 'transfer' AND asset_code = $1`,
+      [assetCode],
+    );
+    cached = { at: Date.now(), row: rows[0] ?? null };
+    feeCache.set(key, cached);
+  }
+  if (!cached.row) return trimTo('0', precision);
+  const { rows } = await client.query<{ fee: string }>(
+    `SELECT round(least(greatest($1::numeric + $2::numeric * $3::numeric / 10000, $4::numeric), coalesce($5::numeric, 'Infinity'::numeric)), $6::int)::text AS fee`,
+    [cached.row.fixed_fee, amount, cached.row.rate_bps, cached.row.min_fee, cached.row.max_fee, precision],
+  );
+  return trimTo(rows[0].fee, precision);
+}
+
+/** Lines of a transfer entry: the sender pays amount and fee, the receiver gets the amount. */
+export async function buildTransferLines(
+  t: Pick<Transfer, 'id' | 'environment' | 'fromAccountId' | 'toAccountId' | 'assetCode' | 'amount' | 'feeAmount'>,
+  client: Queryable,
+): Promise<LineInput[]> {
+  const [fromLa, toLa] = await Promise.all([
+    ensureCustomerLedgerAccount(t.fromAccountId, t.assetCode, client),
+    ensureCustomerLedgerAccount(t.toAccountId, t.assetCode, client),
+  ]);
+  const lines: LineInput[] = [
+    { accountId: fromLa, direction: 'debit', amount: t.amount, transactionType: 'transfer_out' },
+    { accountId: toLa, direction: 'credit', amount: t.amount, transactionType: 'transfer_in' },
+  ];
+  if (!isZeroAmount(t.feeAmount)) {
+    // The transfer id spreads fee postings over the fee account's shards.
+    const feeLa = await systemAccount(t.environment, t.assetCode, 'fee_revenue', t.id, client);
+    lines.push(
+      { accountId: fromLa, direction: 'debit', amount: t.feeAmount, transactionType: 'fee' },
+      { accountId: feeLa, direction: 'credit', amount: t.feeAmount },
+    );
+  }
+  return lines;
+}
+
+function transferEventData(t: Transfer): Record<string, unknown> {
+  return {
+    transfer_id: t.id,
+    from_account: t.fromAccountId,
+    to_account: t.toAccountId,
+    amount: t.amount,
+    asset_code: t.assetCode,
+    fee: t.feeAmount,
+    status: t.status,
+    reference: t.reference,
+    workflow_id: t.workflowId,
+    failure_code: t.failureCode,
+    failure_reason: t.failureReason,
+  };
+}
+
+/** Writes transfer events (and workflow events) in the caller's transaction. */
+export async function emitTransferEvents(client: Queryable, t: Transfer, types: string[], extra: Record<string, unknown> = {}) {
+  for (const type of types) {
+    await writeOutboxEvent(client, {
+      type,
+      environment: t.environment,
+      userId: t.userId,
+      aggregateType: 'transfer',
+      aggregateId: t.id,
+      data: { ...transferEventData(t), ...extra },
+    });
+  }
+}
+
+function mapLedgerError(err: unknown): never {
+  if (err instanceof LedgerError) {
+    const status = err.code === 'IDEMPOTENCY_CONFLICT' ? 409 : 422;
+    throw new TransferError(status, err.code, err.message);
+  }
+  throw err;
+}
+
+/**
+ * A transfer posted at once: transfer row, balanced ledger entry (amount and fee) and its events
+ * in one database transaction. Insufficient funds, a frozen account and the like roll it all back.
+ */
+export async function createImmediateTransfer(input: CreateTransferInput): Promise<Transfer> {
+  return withTransaction(async (c) => {
+    const parties = await resolveParties(input, c);
+    const id = newId('txfr');
+    const fee = await transferFee(parties.asset.code, parties.amount, parties.asset.precision, c);
+    const lines = await buildTransferLines(
+      { id, environment: input.environment, fromAccountId: parties.from.id, toAccountId: parties.to.id, assetCode: parties.asset.code, amount: parties.amount, feeAmount: fee },
+      c,
+    );
+    const entry = await postEntry(
+      {
+        environment: input.environment,
+        idempotencyKey: `transfer:${id}`,
+        type: 'transfer',
+        reference: input.reference ?? undefined,
+        description: input.description ?? undefined,
+        lines,
+        userId: input.userId,
+        metadata: { transfer_id: id },
+      },
+      c,
+    ).catch(mapLedgerError);
+    const t = await insertTransfer(c, id, input, parties, fee, {
+      status: 'completed',
+      entryId: entry.id,
+      completed: true,
+      workflowId: null,
+    });
+    await emitTransferEvents(c, t, ['transfer.created', 'transfer.completed']);
+    return t;
+  });
+}
+
+async function insertTransfer(
+  c: Queryable,
+  id: string,
+  input: CreateTransferInput,
+  p: Parties,
+  fee: string,
+  o: { status: TransferStatus; entryId: string | null; completed: boolean; workflowId: string | null; estimatedSeconds?: number },
+): Promise<Transfer> {
+  const { rows } = await c.query<Row>(
+    `WITH t AS (
+       INSERT INTO transfers (id, environment, user_id, from_account_id, to_account_id, asset_code, amount, fee_amount, status,
+                              reference, description, metadata, workflow_id, entry_id, estimated_completion, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+               CASE WHEN $15::int IS NULL THEN now() ELSE now() + make_interval(secs => $15::int) END,
+               CASE WHEN $16 THEN now() END)
+       RETURNING *)
+     SELECT t.*, a.precision FROM t JOIN assets a ON a.code = t.asset_code`,
+    [
+      id,
+      input.environment,
+      input.userId,
+      p.from.id,
+      p.to.id,
+      p.asset.code,
+      p.amount,
+      fee,
+      o.status,
+      input.reference ?? null,
+      input.description ?? null,
+      JSON.stringify(input.metadata ?? {}),
+      o.workflowId,
+      o.entryId,
+      o.estimatedSeconds ?? null,
+      o.completed,
+    ],
+  );
+  return toTransfer(rows[0]);
+}
+
+/**
+ * Records a transfer that a workflow will carry out (status pending), with transfer.created and
+ * workflow.started in the same transaction. The caller then starts the workflow.
+ */
+export async function createWorkflowTransfer(input: CreateTransferInput, estimatedSeconds = 30): Promise<Transfer> {
+  return withTransaction(async (c) => {
+    const parties = await resolveParties(input, c);
+    const id = newId('txfr');
+    const fee = await transferFee(parties.asset.code, parties.amount, parties.asset.precision, c);
+    const t = await insertTransfer(c, id, input, parties, fee, {
+      status: 'pending',
+      entryId: null,
+      completed: false,
+      workflowId: transferWorkflowId(id),
+      estimatedSeconds,
+    });
+    await emitTransferEvents(c, t, ['transfer.created', 'transfer.pending', 'workflow.started']);
+    return t;
+  });
+}
+
+export async function getTransfer(
+  id: string,
+  scope: { userId?: string; environment?: Environment } = {},
+  client: Queryable = getPool(),
+): Promise<Transfer | null> {
+  const { rows } = await client.query<Row>(`${SELECT} WHERE t.id = $1`, [id]);
+  const r = rows[0];
+  if (!r) return null;
+  if (scope.environment && r.environment !== scope.environment) return null;
+  return toTransfer(r);
+}
+
+/** Locks and returns the transfer row (for activities that change it). */
+export async function lockTransfer(c: pg.PoolClient, id: string): Promise<Transfer> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id]);
+  if (!rows[0]) throw new TransferError(404, 'TRANSFER_NOT_FOUND', `transfer ${id} not found`);
+  return toTransfer(rows[0]);
+}
+
+export async function updateTransfer(
+  c: Queryable,
+  id: string,
+  fields: Partial<{
+    status: TransferStatus;
+    entry_id: string;
+    reversal_entry_id: string;
+    failure_code: string;
+    failure_reason: string;
+    compensation_executed: boolean;
+    completed_at: 'now';
+    failed_at: 'now';
+  }>,
+): Promise<Transfer> {
+  const sets: string[] = ['updated_at = now()'];
+  const values: unknown[] = [id];
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === 'now') sets.push(`${k} = now()`);
+    else {
+      values.push(v);
+      sets.push(`${k} = $${values.length}`);
+    }
+  }
+  const { rows } = await c.query<Row>(
+    `WITH t AS (UPDATE transfers SET ${sets.join(', ')} WHERE id = $1 RETURNING *)
+     SELECT t.*, a.precision FROM t JOIN assets a ON a.code = t.asset_code`,
+    values,
+  );
+  return toTransfer(rows[0]);
+}
+
+/** Transfers in or out of an account, newest first. */
+export async function listAccountTransfers(
+  accountId: string,
+  page: { offset: number; limit: number },
+  client: Queryable = getPool(),
+): Promise<{ items: Transfer[]; total: number }> {
+  const [items, count] = await Promise.all([
+    client.query<Row>(
+      `${SELECT} WHERE t.from_account_id = $1 OR t.to_account_id = $1 ORDER BY t.created_at DESC, t.id DESC LIMIT $2 OFFSET $3`,
+      [accountId, page.limit, page.offset],
+    ),
+    client.query<{ n: number }>(`SELECT count(*)::int AS n FROM transfers WHERE from_account_id = $1 OR to_account_id = $1`, [accountId]),
+  ]);
+  return { items: items.rows.map(toTransfer), total: count.rows[0].n };
+}
+
+export type { Entry };

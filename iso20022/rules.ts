@@ -1,0 +1,304 @@
+/**
+ * Business rules the XSDs cannot express: counts and control sums, IBAN check
+ * digits, BIC format, ISO 4217 codes and decimals, date consistency, and
+ * presence/uniqueness of references. Each finding points at an element.
+ */
+import Decimal from 'decimal.js';
+import type { MessageType } from './catalog';
+import { code, dateChoice } from './common';
+import { isCurrency, minorUnits } from './currencies';
+import { bicProblem, ibanProblem } from './iban';
+import { child, children, pathOf, text, walk, type XEl } from './xml';
+
+export interface RuleIssue {
+  rule: string;
+  message: string;
+  /** Element the finding is about (or the parent of a missing one). */
+  el: XEl;
+  /** Overrides the element's path, e.g. for a missing child. */
+  path?: string;
+}
+
+type Emit = (rule: string, el: XEl, message: string, path?: string) => void;
+
+function dec(s: string | undefined): Decimal | null {
+  if (s === undefined) return null;
+  try {
+    return new Decimal(s);
+  } catch {
+    return null;
+  }
+}
+
+const BIC_ELEMENTS = new Set(['BIC', 'BICFI', 'AnyBIC', 'BICOrBEI']);
+
+/** IBAN, BIC and currency checks anywhere in the tree. */
+function checkIdentifiers(root: XEl, emit: Emit): void {
+  walk(root, (e) => {
+    if (e.name === 'IBAN' && e.text) {
+      const p = ibanProblem(e.text);
+      if (p) emit('iban', e, p);
+    } else if (BIC_ELEMENTS.has(e.name) && e.text) {
+      const p = bicProblem(e.text);
+      if (p) emit('bic', e, p);
+    } else if (e.name === 'Ccy' && e.text && !isCurrency(e.text)) {
+      emit('currency', e, `"${e.text}" is not an ISO 4217 currency code`);
+    }
+    const ccy = e.attrs.Ccy;
+    if (ccy !== undefined) {
+      if (!isCurrency(ccy)) emit('currency', e, `Ccy="${ccy}" is not an ISO 4217 currency code`);
+      else {
+        const units = minorUnits(ccy);
+        const decimals = (e.text.split('.')[1] ?? '').length;
+        if (typeof units === 'number' && decimals > units) {
+          emit('currency-decimals', e, `${ccy} amounts have ${units} decimal place(s); ${e.text} has ${decimals}`);
+        }
+      }
+    }
+  });
+}
+
+function checkCount(parent: XEl | undefined, name: string, actual: number, what: string, emit: Emit): void {
+  const el = child(parent, name);
+  if (!el || el.text === '') return;
+  if (!/^\d+$/.test(el.text) || Number(el.text) !== actual) {
+    emit('number-of-transactions', el, `${name} is ${el.text} but the message contains ${actual} ${what}`);
+  }
+}
+
+function checkSum(parent: XEl | undefined, name: string, amounts: Array<XEl | undefined>, what: string, emit: Emit): void {
+  const el = child(parent, name);
+  if (!el || el.text === '') return;
+  const declared = dec(el.text);
+  let total = new Decimal(0);
+  for (const a of amounts) {
+    const v = dec(a?.text);
+    if (!v) return; // an unreadable amount is reported by the schema check
+    total = total.plus(v);
+  }
+  if (!declared || !declared.equals(total)) {
+    emit('control-sum', el, `${name} is ${el.text} but the ${what} add up to ${total.toFixed()}`);
+  }
+}
+
+function required(parent: XEl | undefined, name: string, emit: Emit): void {
+  if (!parent) return;
+  const el = child(parent, name);
+  if (!el || el.text.trim() === '') emit('reference-required', el ?? parent, `${name} is required and must not be empty`, el ? undefined : `${pathOf(parent)}/${name}`);
+}
+
+/** Flags every repeated value; `except` lists conventional placeholders that may repeat. */
+function unique(els: Array<XEl | undefined>, label: string, emit: Emit, except: string[] = []): void {
+  const seen = new Map<string, XEl>();
+  for (const el of els) {
+    if (!el || el.text === '' || except.includes(el.text)) continue;
+    const first = seen.get(el.text);
+    if (first) emit('reference-unique', el, `${label} "${el.text}" is not unique in the message (first used at ${pathOf(first)})`);
+    else seen.set(el.text, el);
+  }
+}
+
+function dateOnly(s: string | undefined): string | undefined {
+  return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : undefined;
+}
+
+function notBefore(el: XEl | undefined, value: string | undefined, reference: string | undefined, label: string, emit: Emit): void {
+  const d = dateOnly(value);
+  const r = dateOnly(reference);
+  if (el && d && r && d < r) emit('date-consistency', el, `${label} ${d} is before the message creation date ${r}`);
+}
+
+function requireRejectReason(statusEl: XEl | undefined, reasonParent: XEl, emit: Emit): void {
+  if (statusEl?.text === 'RJCT' && !children(reasonParent, 'StsRsnInf').some((r) => child(r, 'Rsn'))) {
+    emit('rejection-reason', statusEl, 'A rejection (RJCT) must give a status reason (StsRsnInf/Rsn)');
+  }
+}
+
+function pain001(root: XEl, emit: Emit): void {
+  const gh = child(root, 'GrpHdr');
+  required(gh, 'MsgId', emit);
+  const pis = children(root, 'PmtInf');
+  const txAmount = (tx: XEl) => child(tx, 'Amt', 'InstdAmt') ?? child(tx, 'Amt', 'EqvtAmt', 'Amt');
+  const allTx = pis.flatMap((pi) => children(pi, 'CdtTrfTxInf'));
+  checkCount(gh, 'NbOfTxs', allTx.length, 'transactions', emit);
+  checkSum(gh, 'CtrlSum', allTx.map(txAmount), 'transaction amounts', emit);
+  const created = text(gh, 'CreDtTm');
+  for (const pi of pis) {
+    required(pi, 'PmtInfId', emit);
+    const txs = children(pi, 'CdtTrfTxInf');
+    checkCount(pi, 'NbOfTxs', txs.length, 'transactions in this payment information', emit);
+    checkSum(pi, 'CtrlSum', txs.map(txAmount), 'transaction amounts of this payment information', emit);
+    const reqd = child(pi, 'ReqdExctnDt');
+    notBefore(reqd, dateChoice(reqd), created, 'ReqdExctnDt', emit);
+    for (const tx of txs) required(child(tx, 'PmtId'), 'EndToEndId', emit);
+  }
+  unique(pis.map((pi) => child(pi, 'PmtInfId')), 'PmtInfId', emit);
+  unique(allTx.map((tx) => child(tx, 'PmtId', 'InstrId')), 'InstrId', emit);
+  unique(allTx.map((tx) => child(tx, 'PmtId', 'EndToEndId')), 'EndToEndId', emit, ['NOTPROVIDED']);
+  unique(allTx.map((tx) => child(tx, 'PmtId', 'UETR')), 'UETR', emit);
+}
+
+function pacs008(root: XEl, emit: Emit): void {
+  const gh = child(root, 'GrpHdr');
+  required(gh, 'MsgId', emit);
+  const txs = children(root, 'CdtTrfTxInf');
+  const amounts = txs.map((tx) => child(tx, 'IntrBkSttlmAmt'));
+  checkCount(gh, 'NbOfTxs', txs.length, 'transactions', emit);
+  checkSum(gh, 'CtrlSum', amounts, 'interbank settlement amounts', emit);
+  checkSum(gh, 'TtlIntrBkSttlmAmt', amounts, 'interbank settlement amounts', emit);
+  const total = child(gh, 'TtlIntrBkSttlmAmt');
+  if (total) {
+    for (const a of amounts) {
+      if (a && a.attrs.Ccy !== total.attrs.Ccy) {
+        emit('currency', a, `Transaction currency ${a.attrs.Ccy} differs from TtlIntrBkSttlmAmt currency ${total.attrs.Ccy}`);
+      }
+    }
+  }
+  const created = text(gh, 'CreDtTm');
+  const ghDate = child(gh, 'IntrBkSttlmDt');
+  notBefore(ghDate, ghDate?.text, created, 'IntrBkSttlmDt', emit);
+  for (const tx of txs) {
+    const d = child(tx, 'IntrBkSttlmDt');
+    notBefore(d, d?.text, created, 'IntrBkSttlmDt', emit);
+    required(child(tx, 'PmtId'), 'EndToEndId', emit);
+  }
+  unique(txs.map((tx) => child(tx, 'PmtId', 'InstrId')), 'InstrId', emit);
+  unique(txs.map((tx) => child(tx, 'PmtId', 'EndToEndId')), 'EndToEndId', emit, ['NOTPROVIDED']);
+  unique(txs.map((tx) => child(tx, 'PmtId', 'TxId')), 'TxId', emit);
+  unique(txs.map((tx) => child(tx, 'PmtId', 'UETR')), 'UETR', emit);
+}
+
+function pacs002(root: XEl, emit: Emit): void {
+  required(child(root, 'GrpHdr'), 'MsgId', emit);
+  for (const g of children(root, 'OrgnlGrpInfAndSts')) {
+    required(g, 'OrgnlMsgId', emit);
+    requireRejectReason(child(g, 'GrpSts'), g, emit);
+  }
+  const txs = children(root, 'TxInfAndSts');
+  for (const tx of txs) requireRejectReason(child(tx, 'TxSts'), tx, emit);
+  unique(txs.map((tx) => child(tx, 'StsId')), 'StsId', emit);
+}
+
+function pain002(root: XEl, emit: Emit): void {
+  required(child(root, 'GrpHdr'), 'MsgId', emit);
+  const g = child(root, 'OrgnlGrpInfAndSts');
+  required(g, 'OrgnlMsgId', emit);
+  if (g) requireRejectReason(child(g, 'GrpSts'), g, emit);
+  const pis = children(root, 'OrgnlPmtInfAndSts');
+  const txs = pis.flatMap((pi) => children(pi, 'TxInfAndSts'));
+  for (const pi of pis) {
+    required(pi, 'OrgnlPmtInfId', emit);
+    requireRejectReason(child(pi, 'PmtInfSts'), pi, emit);
+  }
+  for (const tx of txs) requireRejectReason(child(tx, 'TxSts'), tx, emit);
+  unique(pis.map((pi) => child(pi, 'OrgnlPmtInfId')), 'OrgnlPmtInfId', emit);
+  unique(txs.map((tx) => child(tx, 'StsId')), 'StsId', emit);
+}
+
+function report(root: XEl, reportName: string, emit: Emit): void {
+  const gh = child(root, 'GrpHdr');
+  required(gh, 'MsgId', emit);
+  const reports = children(root, reportName);
+  unique(reports.map((r) => child(r, 'Id')), `${reportName}/Id`, emit);
+  for (const r of reports) {
+    required(r, 'Id', emit);
+    const from = text(r, 'FrToDt', 'FrDtTm');
+    const to = text(r, 'FrToDt', 'ToDtTm');
+    if (from && to && Date.parse(from) > Date.parse(to)) {
+      emit('date-consistency', child(r, 'FrToDt')!, `FrDtTm ${from} is after ToDtTm ${to}`);
+    }
+    const entries = children(r, 'Ntry');
+    unique(entries.map((e) => child(e, 'NtryRef')), 'NtryRef', emit);
+    const amountsOf = (cd?: string) =>
+      entries.filter((e) => !cd || text(e, 'CdtDbtInd') === cd).map((e) => child(e, 'Amt'));
+    const summary = child(r, 'TxsSummry');
+    if (summary) {
+      const all = child(summary, 'TtlNtries');
+      checkCount(all, 'NbOfNtries', entries.length, 'entries', emit);
+      checkSum(all, 'Sum', amountsOf(), 'entry amounts', emit);
+      checkCount(child(summary, 'TtlCdtNtries'), 'NbOfNtries', amountsOf('CRDT').length, 'credit entries', emit);
+      checkSum(child(summary, 'TtlCdtNtries'), 'Sum', amountsOf('CRDT'), 'credit entry amounts', emit);
+      checkCount(child(summary, 'TtlDbtNtries'), 'NbOfNtries', amountsOf('DBIT').length, 'debit entries', emit);
+      checkSum(child(summary, 'TtlDbtNtries'), 'Sum', amountsOf('DBIT'), 'debit entry amounts', emit);
+    }
+    reconcileBalances(r, entries, emit);
+  }
+}
+
+/** Opening booked balance + booked credits − booked debits must equal the closing booked balance. */
+function reconcileBalances(stmt: XEl, entries: XEl[], emit: Emit): void {
+  const bals = children(stmt, 'Bal');
+  const find = (codes: string[]) => bals.filter((b) => codes.includes(code(child(b, 'Tp', 'CdOrPrtry')) ?? ''));
+  const opening = find(['OPBD', 'PRCD']);
+  const closing = find(['CLBD']);
+  if (opening.length !== 1 || closing.length !== 1) return;
+  const signed = (amount: XEl | undefined, cd: string | undefined) => {
+    const v = dec(amount?.text);
+    return v ? (cd === 'DBIT' ? v.negated() : v) : null;
+  };
+  const open = signed(child(opening[0], 'Amt'), text(opening[0], 'CdtDbtInd'));
+  const close = signed(child(closing[0], 'Amt'), text(closing[0], 'CdtDbtInd'));
+  const ccy = child(closing[0], 'Amt')?.attrs.Ccy;
+  if (!open || !close || child(opening[0], 'Amt')?.attrs.Ccy !== ccy) return;
+  let running = open;
+  for (const e of entries) {
+    if (code(child(e, 'Sts')) !== 'BOOK') continue;
+    const amt = child(e, 'Amt');
+    if (amt?.attrs.Ccy !== ccy) return; // entries in another currency cannot be reconciled here
+    const v = signed(amt, text(e, 'CdtDbtInd'));
+    if (!v) return;
+    running = running.plus(v);
+  }
+  if (!running.equals(close)) {
+    emit(
+      'balance-reconciliation',
+      child(closing[0], 'Amt') ?? closing[0],
+      `Closing booked balance ${close.toFixed()} differs from opening balance plus booked entries (${running.toFixed()})`,
+    );
+  }
+}
+
+function camt056(root: XEl, emit: Emit): void {
+  required(child(root, 'Assgnmt'), 'Id', emit);
+  const txs = children(root, 'Undrlyg').flatMap((u) => children(u, 'TxInf'));
+  checkCount(child(root, 'CtrlData'), 'NbOfTxs', txs.length, 'transactions', emit);
+  checkSum(child(root, 'CtrlData'), 'CtrlSum', txs.map((t) => child(t, 'OrgnlIntrBkSttlmAmt')), 'original settlement amounts', emit);
+  unique(txs.map((t) => child(t, 'CxlId')), 'CxlId', emit);
+  for (const t of txs) {
+    if (!['OrgnlInstrId', 'OrgnlEndToEndId', 'OrgnlTxId', 'OrgnlUETR'].some((n) => text(t, n))) {
+      emit('reference-required', t, 'A cancellation must identify the original payment (OrgnlEndToEndId, OrgnlTxId, OrgnlUETR or OrgnlInstrId)');
+    }
+  }
+}
+
+function admi002(root: XEl, emit: Emit): void {
+  required(child(root, 'RltdRef'), 'Ref', emit);
+}
+
+/** Runs every rule for `type` on the message root (the child of Document), plus the AppHdr checks. */
+export function businessRules(document: XEl, root: XEl | undefined, type: MessageType, version: string, appHdr?: XEl): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const emit: Emit = (rule, el, message, path) => issues.push({ rule, el, message, path });
+  checkIdentifiers(document, emit);
+  if (root) {
+    switch (type) {
+      case 'pain.001': pain001(root, emit); break;
+      case 'pacs.008': pacs008(root, emit); break;
+      case 'pacs.002': pacs002(root, emit); break;
+      case 'pain.002': pain002(root, emit); break;
+      case 'camt.053': report(root, 'Stmt', emit); break;
+      case 'camt.054': report(root, 'Ntfctn', emit); break;
+      case 'camt.056': camt056(root, emit); break;
+      case 'admi.002': admi002(root, emit); break;
+    }
+  }
+  if (appHdr) {
+    checkIdentifiers(appHdr, emit);
+    required(appHdr, 'BizMsgIdr', emit);
+    const def = child(appHdr, 'MsgDefIdr');
+    if (def && def.text && !def.text.startsWith(version)) {
+      emit('header-consistency', def, `MsgDefIdr ${def.text} does not match the Document's message ${version}`);
+    }
+  }
+  return issues;
+}

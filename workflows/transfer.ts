@@ -1,0 +1,132 @@
+import {
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { TransferActivities } from '../activities/transfers';
+import { SA } from '../domain/temporal/search-attributes';
+
+export interface TransferWorkflowInput {
+  transferId: string;
+  /** How long a transfer held for review waits for an operator before it is released (ms). */
+  reviewTimeoutMs?: number;
+}
+
+export type TransferStep = 'validate' | 'reserve' | 'risk_check' | 'review' | 'post' | 'complete' | 'compensate';
+
+export interface TransferProgress {
+  transfer_id: string;
+  status: 'running' | 'awaiting_review' | 'completed' | 'failed';
+  current_step: TransferStep;
+  completed_steps: TransferStep[];
+  compensation_executed: boolean;
+  failure?: { code: string; reason: string };
+}
+
+export const progressQuery = defineQuery<TransferProgress>('progress');
+export const reviewSignal = defineSignal<[{ decision: 'approve' | 'reject'; reason?: string; reviewer: string }]>('review');
+
+// Business failures are not retried; infrastructure errors (database down) are, with back-off.
+const { validateTransfer, reserveTransfer, assessTransferRisk, postTransfer, compensateTransfer } =
+  proxyActivities<TransferActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+  });
+
+/**
+ * validate → reserve (pending ledger entry) → limits and risk → [operator review] → post → complete.
+ * Any failure after the reserve voids the pending entry (compensation) and fails the transfer.
+ * Every ledger call is keyed by this workflow's id and the step, so retries and replays after a
+ * worker crash never move money twice.
+ */
+export async function transferWorkflow(input: TransferWorkflowInput): Promise<TransferProgress> {
+  const workflowId = workflowInfo().workflowId;
+  const progress: TransferProgress = {
+    transfer_id: input.transferId,
+    status: 'running',
+    current_step: 'validate',
+    completed_steps: [],
+    compensation_executed: false,
+  };
+  let review: { decision: 'approve' | 'reject'; reason?: string; reviewer: string } | undefined;
+  setHandler(progressQuery, () => progress);
+  setHandler(reviewSignal, (d) => {
+    review ??= d;
+  });
+
+  const step = (s: TransferStep) => {
+    progress.current_step = s;
+  };
+  const done = (s: TransferStep) => {
+    progress.completed_steps.push(s);
+  };
+  const setStatus = (status: string) => upsertSearchAttributes([{ key: SA.businessStatus, value: status }] as never);
+
+  let reserved = false;
+  try {
+    step('validate');
+    await validateTransfer({ transferId: input.transferId, workflowId });
+    done('validate');
+
+    step('reserve');
+    await reserveTransfer({ transferId: input.transferId, workflowId });
+    reserved = true;
+    done('reserve');
+    setStatus('reserved');
+
+    step('risk_check');
+    const risk = await assessTransferRisk({ transferId: input.transferId, workflowId });
+    done('risk_check');
+    if (risk.decision === 'reject') {
+      throw ApplicationFailure.nonRetryable(risk.reason, 'RISK_REJECTED');
+    }
+    if (risk.decision === 'review') {
+      step('review');
+      progress.status = 'awaiting_review';
+      setStatus('pending_review');
+      const decided = await condition(() => review !== undefined, input.reviewTimeoutMs ?? 24 * 3600 * 1000);
+      progress.status = 'running';
+      if (!decided) throw ApplicationFailure.nonRetryable('No review decision before the review deadline', 'REVIEW_TIMEOUT');
+      if (review!.decision === 'reject') {
+        throw ApplicationFailure.nonRetryable(review!.reason ?? `Rejected by ${review!.reviewer}`, 'REVIEW_REJECTED');
+      }
+      done('review');
+    }
+
+    step('post');
+    await postTransfer({ transferId: input.transferId, workflowId });
+    done('post');
+    step('complete');
+    done('complete');
+    progress.status = 'completed';
+    setStatus('completed');
+    return progress;
+  } catch (err) {
+    const failure = asFailure(err);
+    log.warn('transfer failed', { transferId: input.transferId, code: failure.code });
+    progress.failure = failure;
+    step('compensate');
+    // Compensation runs even when the failing step was the reserve itself: it voids whatever
+    // reservation exists for this workflow (none is a no-op) and records the failure.
+    await compensateTransfer({ transferId: input.transferId, workflowId, code: failure.code, reason: failure.reason, reserved });
+    progress.compensation_executed = reserved;
+    done('compensate');
+    progress.status = 'failed';
+    setStatus('failed');
+    return progress;
+  }
+}
+
+function asFailure(err: unknown): { code: string; reason: string } {
+  // Activity failures wrap the activity's ApplicationFailure in `cause`.
+  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
+  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
+  if (e instanceof ApplicationFailure) return { code: e.type ?? 'TRANSFER_FAILED', reason: e.message };
+  return { code: 'TRANSFER_FAILED', reason: (err as Error)?.message ?? 'unknown error' };
+}
