@@ -3,6 +3,7 @@ import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { closeTemporal } from '../domain/temporal/client';
+import { warmCaches } from '../domain/platform/maintenance';
 import { buildApp } from './app';
 
 const cfg = loadConfig();
@@ -11,6 +12,7 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
+await warmCaches();
 const app = await buildApp();
 await app.listen({ port: cfg.port, host: cfg.host });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

@@ -24,12 +24,14 @@ let worker: Worker | undefined;
 let workerRun: Promise<void> | undefined;
 let app: FastifyInstance | undefined;
 let stopping = false;
+let stopMaintenance: (() => void) | undefined;
 
 async function shutdown(code: number): Promise<never> {
   if (stopping) process.exit(code);
   stopping = true;
   console.log('\nStopping…');
   await app?.close().catch(() => undefined);
+  stopMaintenance?.();
   if (worker && worker.getState() === 'RUNNING') worker.shutdown();
   await workerRun?.catch(() => undefined);
   await closeTemporal();
@@ -93,6 +95,9 @@ async function main() {
   await ensureSearchAttributes(await getTemporalConnection(), loadConfig().temporalNamespace);
 
   progress('Worker');
+  const { startMaintenance, warmCaches } = await import('../domain/platform/maintenance');
+  await warmCaches();
+  stopMaintenance = startMaintenance();
   const { createWorker } = await import('../worker/index');
   worker = await createWorker();
   workerRun = worker.run();

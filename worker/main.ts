@@ -2,6 +2,7 @@
 import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
+import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
 import { createWorker } from './index';
 
 const cfg = loadConfig();
@@ -10,8 +11,11 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
+await warmCaches();
+const stopMaintenance = startMaintenance();
 const worker = await createWorker();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
 console.log(`worker polling task queue "${cfg.taskQueue}" on ${cfg.temporalAddress || '127.0.0.1:7233'}`);
 await worker.run();
+stopMaintenance();
 await closePool();

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { getAccount, ensureCustomerLedgerAccount, type Account } from '../accounts';
+import { ensureCustomerLedgerAccount } from '../accounts';
 import { getAsset, type Asset } from '../assets';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvents } from '../events/outbox';
 import { LedgerError, postEntry, systemAccount, type Entry, type LineInput } from '../ledger';
-import { AmountError, isZeroAmount, parseAmount } from '../money/amount';
+import { AmountError, DecimalMoney, isZeroAmount, parseAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { newId } from '../platform/ids';
 import { DomainError as TransferError } from '../platform/errors';
@@ -119,9 +119,16 @@ export interface CreateTransferInput {
   metadata?: Record<string, unknown>;
 }
 
+interface Party {
+  id: string;
+  environment: Environment;
+  /** The account's ledger account for the transfer's asset, when it already has one. */
+  ledgerAccountId: string | null;
+}
+
 interface Parties {
-  from: Account;
-  to: Account;
+  from: Party;
+  to: Party;
   asset: Asset;
   amount: string;
 }
@@ -144,9 +151,12 @@ async function resolveParties(input: CreateTransferInput, client: Queryable): Pr
   if (input.fromAccountId === input.toAccountId) {
     throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
   }
-  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string }>(
-    'SELECT id, user_id, environment, status FROM accounts WHERE id = ANY($1::text[])',
-    [[input.fromAccountId, input.toAccountId]],
+  // Both accounts and, when they exist, their ledger accounts for the asset: one round trip.
+  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null }>(
+    `SELECT a.id, a.user_id, a.environment, a.status, la.id AS la_id
+       FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $2
+      WHERE a.id = ANY($1::text[])`,
+    [[input.fromAccountId, input.toAccountId], asset.code],
   );
   const fromRow = rows.find((r) => r.id === input.fromAccountId);
   const toRow = rows.find((r) => r.id === input.toAccountId);
@@ -160,45 +170,47 @@ async function resolveParties(input: CreateTransferInput, client: Queryable): Pr
   if (fromRow.status === 'frozen') throw new TransferError(422, 'ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
   if (fromRow.status === 'closed') throw new TransferError(422, 'ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
   if (toRow.status === 'closed') throw new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
-  const [from, to] = await Promise.all([
-    getAccount(null, input.environment, fromRow.id, client),
-    getAccount(null, input.environment, toRow.id, client),
-  ]);
-  return { from: from!, to: to!, asset, amount };
+  return {
+    from: { id: fromRow.id, environment: fromRow.environment, ledgerAccountId: fromRow.la_id },
+    to: { id: toRow.id, environment: toRow.environment, ledgerAccountId: toRow.la_id },
+    asset,
+    amount,
+  };
 }
 
-// Fee schedules change rarely; a short cache keeps the hot path to one query per transfer.
-const feeCache = new Map<string, { at: number; row: { fixed_fee: string; rate_bps: number; min_fee: string; max_fee: string | null } | null }>();
+// Fee schedules change rarely; a short cache keeps them off the hot path.
+type FeeRow = { fixed_fee: string; rate_bps: number; min_fee: string; max_fee: string | null };
+const feeCache = new Map<string, { at: number; row: FeeRow | null }>();
 
 /** fee = clamp(fixed + amount * bps / 10000, min, max), rounded half-up at the asset's precision. */
 export async function transferFee(assetCode: string, amount: string, precision: number, client: Queryable = getPool()): Promise<string> {
   const key = `${process.env.DATABASE_URL}|${assetCode}`;
   let cached = feeCache.get(key);
   if (!cached || Date.now() - cached.at > 60_000) {
-    const { rows } = await client.query<{ fixed_fee: string; rate_bps: number; min_fee: string; max_fee: string | null }>(
+    const { rows } = await client.query<FeeRow>(
       `SELECT fixed_fee, rate_bps, min_fee, max_fee FROM fee_schedules WHERE operation = 'transfer' AND asset_code = $1`,
       [assetCode],
     );
     cached = { at: Date.now(), row: rows[0] ?? null };
     feeCache.set(key, cached);
   }
-  if (!cached.row) return trimTo('0', precision);
-  const { rows } = await client.query<{ fee: string }>(
-    `SELECT round(least(greatest($1::numeric + $2::numeric * $3::numeric / 10000, $4::numeric), coalesce($5::numeric, 'Infinity'::numeric)), $6::int)::text AS fee`,
-    [cached.row.fixed_fee, amount, cached.row.rate_bps, cached.row.min_fee, cached.row.max_fee, precision],
-  );
-  return trimTo(rows[0].fee, precision);
+  const f = cached.row;
+  if (!f) return new DecimalMoney(0).toFixed(precision);
+  let fee = new DecimalMoney(f.fixed_fee).plus(new DecimalMoney(amount).times(f.rate_bps).dividedBy(10000));
+  fee = DecimalMoney.max(fee, f.min_fee);
+  if (f.max_fee !== null) fee = DecimalMoney.min(fee, f.max_fee);
+  return fee.toDecimalPlaces(precision, DecimalMoney.ROUND_HALF_UP).toFixed(precision);
 }
 
 /** Lines of a transfer entry: the sender pays amount and fee, the receiver gets the amount. */
 export async function buildTransferLines(
   t: Pick<Transfer, 'id' | 'environment' | 'fromAccountId' | 'toAccountId' | 'assetCode' | 'amount' | 'feeAmount'>,
   client: Queryable,
+  known: { from?: string | null; to?: string | null } = {},
 ): Promise<LineInput[]> {
-  const [fromLa, toLa] = await Promise.all([
-    ensureCustomerLedgerAccount(t.fromAccountId, t.assetCode, client),
-    ensureCustomerLedgerAccount(t.toAccountId, t.assetCode, client),
-  ]);
+  // Sequential on purpose: one client runs one query at a time anyway.
+  const fromLa = known.from ?? (await ensureCustomerLedgerAccount(t.fromAccountId, t.assetCode, client));
+  const toLa = known.to ?? (await ensureCustomerLedgerAccount(t.toAccountId, t.assetCode, client));
   const lines: LineInput[] = [
     { accountId: fromLa, direction: 'debit', amount: t.amount, transactionType: 'transfer_out' },
     { accountId: toLa, direction: 'credit', amount: t.amount, transactionType: 'transfer_in' },
@@ -230,18 +242,19 @@ function transferEventData(t: Transfer): Record<string, unknown> {
   };
 }
 
-/** Writes transfer events (and workflow events) in the caller's transaction. */
+/** Writes transfer events (and workflow events) in the caller's transaction, in one statement. */
 export async function emitTransferEvents(client: Queryable, t: Transfer, types: string[], extra: Record<string, unknown> = {}) {
-  for (const type of types) {
-    await writeOutboxEvent(client, {
+  await writeOutboxEvents(
+    client,
+    types.map((type) => ({
       type,
       environment: t.environment,
       userId: t.userId,
       aggregateType: 'transfer',
       aggregateId: t.id,
       data: { ...transferEventData(t), ...extra },
-    });
-  }
+    })),
+  );
 }
 
 function mapLedgerError(err: unknown): never {
@@ -264,6 +277,7 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
     const lines = await buildTransferLines(
       { id, environment: input.environment, fromAccountId: parties.from.id, toAccountId: parties.to.id, assetCode: parties.asset.code, amount: parties.amount, feeAmount: fee },
       c,
+      { from: parties.from.ledgerAccountId, to: parties.to.ledgerAccountId },
     );
     const entry = await postEntry(
       {

@@ -1,0 +1,33 @@
+import { listAssets } from '../assets';
+import { voidExpiredPending } from '../ledger';
+
+/**
+ * Housekeeping every worker process runs: pending ledger entries past their timeout void
+ * themselves (releasing reserved funds). Returns a stop function.
+ */
+export function startMaintenance(intervalMs = 60_000): () => void {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await voidExpiredPending({ limit: 500 });
+    } catch {
+      // The next tick retries; a database outage must not kill the worker.
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  void tick();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Loads caches that code inside a database transaction would otherwise fill through a second
+ * pool connection — which, with the embedded single-connection database, would wait forever.
+ */
+export async function warmCaches(): Promise<void> {
+  await listAssets();
+}
