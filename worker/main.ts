@@ -1,10 +1,13 @@
 // `npm run worker`: runs the Temporal worker alone, so API and workers scale apart.
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
 import { createWorker } from './index';
 
+// Bundler output and state changes log at INFO; operators can raise it with TEMPORAL_LOG_LEVEL.
+Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'INFO') ?? 'WARN') });
 const cfg = loadConfig();
 if (!cfg.databaseUrl) {
   console.error('DATABASE_URL must be set to run the worker alone (npm start embeds a database).');

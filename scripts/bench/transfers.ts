@@ -7,7 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createApiKey } from '../../domain/auth/api-keys';
 import { registerUser } from '../../domain/auth/users';
 import { closePrisma } from '../../domain/db/prisma';
@@ -53,6 +55,7 @@ function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
 }
 
 export async function benchTransfers(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const cli = findTemporalCli();
   if (!cli) throw new Error('Temporal CLI not found (npm ci installs it)');
   const temporal = await TestWorkflowEnvironment.createLocal({
@@ -150,6 +153,32 @@ export async function benchTransfers(): Promise<void> {
       console.log(
         `${'workflow transfers completed'.padEnd(40)} ${(ids.length / seconds).toFixed(0).padStart(7)} /s   (${ids.length} in ${seconds.toFixed(1)} s; ${rows.map((r) => `${r.status} ${r.n}`).join(', ')})`,
       );
+      // Yardstick: the same number of workflows of the same shape with activities that do nothing.
+      const yardWorker = await Worker.create({
+        connection: await NativeConnection.connect({ address: temporal.address }),
+        taskQueue: 'bench-yardstick',
+        workflowsPath: path.join(REPO_ROOT, 'scripts/bench/noop-workflow.ts'),
+        activities: { async noop() {} },
+        maxConcurrentActivityTaskExecutions: 100,
+      });
+      const yardRun = yardWorker.run();
+      const y0 = Date.now();
+      const handles: WorkflowHandle[] = [];
+      let k = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (k < ids.length) {
+            const i = k++;
+            handles.push(await temporal.client.workflow.start('noopTransferShape', { taskQueue: 'bench-yardstick', workflowId: `yard-${i}` }));
+          }
+        }),
+      );
+      await Promise.all(handles.map((h) => h.result()));
+      const ys = (Date.now() - y0) / 1000;
+      console.log(`${'no-op workflows of the same shape'.padEnd(40)} ${(ids.length / ys).toFixed(0).padStart(7)} /s   (${ids.length} in ${ys.toFixed(1)} s: the Temporal server's rate here)`);
+      yardWorker.shutdown();
+      await yardRun;
+
       const tb = await pool.query<{ balanced: boolean }>(
         `SELECT bool_and(d = c) AS balanced FROM (SELECT asset_code, sum(debits_posted) d, sum(credits_posted) c FROM ledger_accounts GROUP BY asset_code) t`,
       );

@@ -1,0 +1,21 @@
+// `npm run bench`: every benchmark, one after the other (each uses its own database and, where it
+// needs one, its own Temporal dev server). Figures go to stdout; README lists the latest ones.
+import os from 'node:os';
+import { benchIso20022 } from './iso20022';
+import { benchLedger } from './ledger';
+import { benchTransfers } from './transfers';
+
+const benches: Array<[string, () => Promise<void>]> = [
+  ['Transfers through the API', benchTransfers],
+  ['Ledger postings', benchLedger],
+  ['ISO 20022', benchIso20022],
+];
+
+console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+const only = process.argv.slice(2).map((a) => a.toLowerCase());
+for (const [name, run] of benches) {
+  if (only.length && !only.some((o) => name.toLowerCase().includes(o))) continue;
+  console.log(`\n== ${name}`);
+  await run();
+}
+process.exit(0);
