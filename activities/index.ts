@@ -1,8 +1,14 @@
 import { createTransferActivities } from './transfers';
+import { createWebhookActivities } from './webhooks';
+import { createRailActivities } from './rails';
+import { createInterledgerActivities } from './interledger';
 
 /** Every activity the worker runs, keyed by name. */
 export function createActivities() {
   return {
     ...createTransferActivities(),
+    ...createWebhookActivities(),
+    ...createRailActivities(),
+    ...createInterledgerActivities(),
   };
 }

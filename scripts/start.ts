@@ -25,6 +25,7 @@ let workerRun: Promise<void> | undefined;
 let app: FastifyInstance | undefined;
 let stopping = false;
 let stopMaintenance: (() => void) | undefined;
+let dispatcher: { stop(): Promise<void> } | undefined;
 
 async function shutdown(code: number): Promise<never> {
   if (stopping) process.exit(code);
@@ -32,6 +33,7 @@ async function shutdown(code: number): Promise<never> {
   console.log('\nStopping…');
   await app?.close().catch(() => undefined);
   stopMaintenance?.();
+  await dispatcher?.stop().catch(() => undefined);
   if (worker && worker.getState() === 'RUNNING') worker.shutdown();
   await workerRun?.catch(() => undefined);
   await closeTemporal();
@@ -105,7 +107,11 @@ async function main() {
     console.error('worker stopped:', err);
     if (!stopping) void shutdown(1);
   });
-  done(`polling task queue "${loadConfig().taskQueue}"`);
+  const { ensureAchSchedules } = await import('../domain/ach/schedule');
+  const schedules = await ensureAchSchedules();
+  const { startEventDispatcher } = await import('../domain/events/dispatcher');
+  dispatcher = startEventDispatcher();
+  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules; event dispatcher running`);
 
   progress('API');
   const { buildApp } = await import('../api/app');

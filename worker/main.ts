@@ -4,6 +4,8 @@ import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
+import { ensureAchSchedules } from '../domain/ach/schedule';
+import { startEventDispatcher } from '../domain/events/dispatcher';
 import { createWorker } from './index';
 
 // Bundler output and state changes log at INFO; operators can raise it with TEMPORAL_LOG_LEVEL.
@@ -17,8 +19,13 @@ await migrate(cfg.databaseUrl);
 await warmCaches();
 const stopMaintenance = startMaintenance();
 const worker = await createWorker();
+// Idempotent: the ACH file schedules exist once per namespace whichever worker creates them.
+await ensureAchSchedules();
+// Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
+const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
 console.log(`worker polling task queue "${cfg.taskQueue}" on ${cfg.temporalAddress || '127.0.0.1:7233'}`);
 await worker.run();
 stopMaintenance();
+await dispatcher.stop();
 await closePool();

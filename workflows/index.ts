@@ -1,3 +1,7 @@
 // Every workflow the worker runs. Workflow code is deterministic: no I/O, clock or randomness
 // except through @temporalio/workflow.
 export { transferWorkflow } from './transfer';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { railPaymentWorkflow } from './rail-payment';
+export { interledgerPaymentWorkflow } from './interledger-payment';
+export { achFileWorkflow } from './ach-file';

@@ -7,6 +7,11 @@ import ledgerRoutes from './ledger';
 import systemRoutes from './system';
 import transactionRoutes from './transactions';
 import transferRoutes from './transfers';
+import webhookRoutes from './webhooks';
+import liveDashboardRoutes from './live-dashboard';
+import metricsRoutes from './metrics';
+import paymentRailRoutes from './payment-rails';
+import interledgerRoutes from './interledger';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -18,4 +23,9 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(transactionRoutes);
   await app.register(ledgerRoutes);
   await app.register(iso20022Routes, { prefix: '/api/v1/iso20022' });
+  await app.register(webhookRoutes);
+  await app.register(liveDashboardRoutes);
+  await app.register(metricsRoutes);
+  await app.register(paymentRailRoutes, { prefix: '/api/v1/payment-rails' });
+  await app.register(interledgerRoutes, { prefix: '/api/v1/interledger' });
 }

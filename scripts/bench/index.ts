@@ -3,12 +3,16 @@
 import os from 'node:os';
 import { benchIso20022 } from './iso20022';
 import { benchLedger } from './ledger';
+import { benchRails } from './rails';
 import { benchTransfers } from './transfers';
+import { benchWebhooks } from './webhooks';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
   ['Ledger postings', benchLedger],
   ['ISO 20022', benchIso20022],
+  ['Payment rails and ACH files', benchRails],
+  ['Webhook deliveries', benchWebhooks],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

@@ -1,0 +1,121 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { ensureCustomerLedgerAccount } from '../../domain/accounts';
+import { withTransaction } from '../../domain/db/pool';
+import { emitIlpEvent, getQuote, lockIlpPayment, openPaymentsAmount, updateIlpPayment } from '../../domain/interledger';
+import { connectorAdapter } from '../../domain/interledger/stream';
+import { createInternalLedgerAccount, getEntry, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
+import { DecimalMoney, isZeroAmount } from '../../domain/money/amount';
+import { DomainError } from '../../domain/platform/errors';
+
+export interface IlpStepInput {
+  paymentId: string;
+  workflowId: string;
+}
+
+function businessFailure(err: unknown): never {
+  if (err instanceof LedgerError || err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
+  throw err;
+}
+
+export function createInterledgerActivities() {
+  return {
+    /** The quote must still be valid at the workflow's clock (a late start cannot pay a stale price). */
+    async checkIlpQuote({ paymentId, nowMs }: IlpStepInput & { nowMs: number }): Promise<void> {
+      const p = await withTransaction((c) => lockIlpPayment(c, paymentId));
+      const q = (await getQuote(p.quoteId))!;
+      if (q.expiresAt.getTime() <= nowMs) throw ApplicationFailure.nonRetryable(`quote expired at ${q.expiresAt.toISOString()}`, 'QUOTE_EXPIRED');
+    },
+
+    /** Pending entry: customer pays send amount; connector liquidity gets amount minus fee, fee revenue the fee. */
+    async reserveIlpPayment({ paymentId, workflowId }: IlpStepInput): Promise<void> {
+      await withTransaction(async (c) => {
+        const p = await lockIlpPayment(c, paymentId);
+        if (p.entryId) return;
+        const q = (await getQuote(p.quoteId, c))!;
+        const customer = await ensureCustomerLedgerAccount(p.accountId, q.sendCurrency, c);
+        const connector = await createInternalLedgerAccount(
+          { environment: p.environment, assetCode: q.sendCurrency, code: 'ilp_connector', name: `Interledger connector ${q.sendCurrency}`, normalBalance: 'debit' },
+          c,
+        );
+        const net = new DecimalMoney(q.sendAmount).minus(q.feeAmount).toFixed(q.sendScale);
+        const lines: LineInput[] = [
+          { accountId: customer, direction: 'debit', amount: q.sendAmount, transactionType: 'transfer_out' },
+          { accountId: connector.id, direction: 'credit', amount: net },
+        ];
+        if (!isZeroAmount(q.feeAmount)) {
+          lines.push({ accountId: await systemAccount(p.environment, q.sendCurrency, 'fee_revenue', p.id, c), direction: 'credit', amount: q.feeAmount });
+        }
+        const entry = await postEntry(
+          {
+            environment: p.environment,
+            idempotencyKey: workflowIdempotencyKey(workflowId, 'reserve'),
+            type: 'transfer',
+            description: `Interledger payment to ${q.receiver}`,
+            lines,
+            pending: true,
+            pendingTimeoutSeconds: 3600,
+            userId: p.userId,
+            metadata: { ilp_payment_id: p.id, quote_id: q.id },
+          },
+          c,
+        ).catch(businessFailure);
+        const u = await updateIlpPayment(c, p.id, { status: 'reserved', entry_id: entry.id });
+        await emitIlpEvent(c, u, 'interledger.payment_reserved', { entry_id: entry.id });
+      });
+    },
+
+    /** Sends the ILP Prepare through the connector and records the packets exchanged. */
+    async sendIlpPayment({ paymentId, nowMs }: IlpStepInput & { nowMs: number }): Promise<{ fulfilled: boolean; code: string | null; message: string | null }> {
+      const p = await withTransaction((c) => lockIlpPayment(c, paymentId));
+      if (p.fulfillment) return { fulfilled: true, code: null, message: null };
+      const q = (await getQuote(p.quoteId))!;
+      const amount = openPaymentsAmount(new DecimalMoney(q.sendAmount).minus(q.feeAmount).toFixed(), q.sendCurrency, q.sendScale).value;
+      const data = Buffer.from(JSON.stringify({ payment_id: p.id, receive: openPaymentsAmount(q.receiveAmount, q.receiveCurrency, q.receiveScale) }));
+      const r = await connectorAdapter(p.environment).send({ walletAddress: q.walletAddress, amount, data, nowMs });
+      await withTransaction(async (c) => {
+        const u = await updateIlpPayment(c, p.id, {
+          destination: r.destination,
+          execution_condition: r.condition,
+          fulfillment: r.fulfillment,
+          ilp_reject_code: r.rejectCode,
+          packets: r.packets,
+        });
+        await emitIlpEvent(c, u, r.fulfilled ? 'interledger.packet_fulfilled' : 'interledger.packet_rejected', { code: r.rejectCode });
+      });
+      return { fulfilled: r.fulfilled, code: r.rejectCode, message: r.rejectMessage };
+    },
+
+    async postIlpPayment({ paymentId, workflowId }: IlpStepInput): Promise<void> {
+      await withTransaction(async (c) => {
+        const p = await lockIlpPayment(c, paymentId);
+        if (p.status === 'completed') return;
+        await postPending(p.entryId!, { idempotencyKey: workflowIdempotencyKey(workflowId, 'post') }, c).catch(businessFailure);
+        const u = await updateIlpPayment(c, p.id, { status: 'completed', completed_at: 'now' });
+        await emitIlpEvent(c, u, 'interledger.payment_completed');
+      });
+    },
+
+    async compensateIlpPayment({ paymentId, workflowId, code, reason }: IlpStepInput & { code: string; reason: string }): Promise<{ voided: boolean }> {
+      return withTransaction(async (c) => {
+        const p = await lockIlpPayment(c, paymentId);
+        if (p.status === 'failed') return { voided: p.compensationExecuted };
+        let voided = false;
+        if (p.entryId) {
+          const e = await getEntry(p.entryId, c);
+          if (e?.status === 'pending') {
+            await voidPending(p.entryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'void'), reason: `${code}: ${reason}` }, c).catch((err) => {
+              if (!(err instanceof LedgerError && err.code === 'ALREADY_VOIDED')) throw err;
+            });
+            voided = true;
+          } else if (e?.status === 'voided') voided = true;
+        }
+        const u = await updateIlpPayment(c, p.id, { status: 'failed', failure_code: code, failure_reason: reason, compensation_executed: voided, failed_at: 'now' });
+        await emitIlpEvent(c, u, 'interledger.payment_failed', { code, reason });
+        if (voided) await emitIlpEvent(c, u, 'workflow.compensation_executed', { action: 'void' });
+        return { voided };
+      });
+    },
+  };
+}
+
+export type InterledgerActivities = ReturnType<typeof createInterledgerActivities>;

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { collectSnapshot } from '../../../domain/observability';
+import { toPrometheus } from '../../../domain/observability/prometheus';
+import { errorResponses } from '../../schemas';
+
+export default async function metricsRoutes(app: FastifyInstance) {
+  app.get(
+    '/api/metrics',
+    {
+      // Platform-wide volumes of every tenant: operators only (scrape with an admin API key as bearer token).
+      config: { admin: true },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Prometheus metrics of the event stream, webhook deliveries and the process (platform operators only)',
+        description: 'Text exposition format 0.0.4; the same measured figures as /api/v1/live-dashboard.',
+        produces: ['text/plain'],
+        response: { 200: { type: 'string', description: 'Prometheus text format' }, ...errorResponses },
+      },
+    },
+    async (_request, reply) => {
+      const text = toPrometheus(await collectSnapshot());
+      return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+    },
+  );
+}

@@ -1,0 +1,324 @@
+import type { FastifyInstance } from 'fastify';
+import { createRailActivities } from '../../../activities/rails';
+import { buildAchFile, ingestReturnFile, type RequestEntry } from '../../../domain/ach/files';
+import { createRailPayment, getRailPayment, railPaymentHistory, type RailPayment } from '../../../domain/rails';
+import { holidays, RAIL_NAMES, RAILS, railAvailability, zoned } from '../../../domain/rails/calendar';
+import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
+import { signalAchReturn, startRailPaymentWorkflow } from '../../../domain/rails/workflow';
+import { ApiError, notFound } from '../../errors';
+import { decimalString, envelope, errorResponses, timestamp } from '../../schemas';
+import { principalOf } from '../../types';
+
+const TAG = 'Payment rails';
+
+const creditorSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 140 },
+    iban: { type: 'string', minLength: 15, maxLength: 34 },
+    account_number: { type: 'string', pattern: '^[0-9A-Za-z-]{1,17}$' },
+    routing_number: { type: 'string', pattern: '^[0-9]{9}$' },
+    bic: { type: 'string', pattern: '^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$' },
+    country: { type: 'string', pattern: '^[A-Z]{2}$' },
+    account_type: { type: 'string', enum: ['checking', 'savings'] },
+  },
+};
+
+const paymentSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'reserved', 'submitted', 'settled', 'completed', 'rejected', 'failed', 'returned'] },
+    rail: { type: 'string' },
+    requested_rail: { type: 'string' },
+    account_id: { type: 'string' },
+    amount: { type: 'string' },
+    currency: { type: 'string' },
+    creditor_account: { type: 'object', additionalProperties: true },
+    memo: { type: ['string', 'null'] },
+    urgency: { type: 'string' },
+    routing: {
+      type: 'object',
+      properties: {
+        rail: { type: 'string' },
+        reason: { type: 'string' },
+        alternatives: { type: 'array', items: { type: 'object', additionalProperties: true } },
+      },
+    },
+    workflow_id: { type: 'string' },
+    trace_number: { type: ['string', 'null'] },
+    end_to_end_id: { type: ['string', 'null'] },
+    network_reference: { type: ['string', 'null'] },
+    settlement_date: { type: ['string', 'null'] },
+    expected_settlement_at: { type: ['string', 'null'] },
+    ach_file_id: { type: ['string', 'null'] },
+    failure: { type: ['object', 'null'], properties: { code: { type: 'string' }, reason: { type: 'string' } } },
+    compensation_executed: { type: 'boolean' },
+    rail_message: { type: ['string', 'null'] },
+    status_report: { type: ['string', 'null'] },
+    history: {
+      type: 'array',
+      items: { type: 'object', properties: { status: { type: 'string' }, at: timestamp, detail: { type: 'object', additionalProperties: true } } },
+    },
+    created_at: timestamp,
+    updated_at: timestamp,
+    completed_at: { type: ['string', 'null'] },
+    failed_at: { type: ['string', 'null'] },
+  },
+};
+
+async function present(p: RailPayment) {
+  const history = await railPaymentHistory(p.id);
+  return {
+    id: p.id,
+    status: p.status,
+    rail: p.rail,
+    requested_rail: p.requestedRail,
+    account_id: p.accountId,
+    amount: p.amount,
+    currency: p.currency,
+    creditor_account: p.creditor,
+    memo: p.memo,
+    urgency: p.urgency,
+    routing: p.routing,
+    workflow_id: p.workflowId,
+    trace_number: p.traceNumber,
+    end_to_end_id: p.endToEndId,
+    network_reference: p.networkReference,
+    settlement_date: p.settlementDate,
+    expected_settlement_at: p.expectedSettlementAt?.toISOString() ?? null,
+    ach_file_id: p.achFileId,
+    failure: p.failureCode ? { code: p.failureCode, reason: p.failureReason ?? '' } : null,
+    compensation_executed: p.compensationExecuted,
+    rail_message: p.railMessage,
+    status_report: p.statusReport,
+    history: history.map((h) => ({ status: h.status, at: h.occurredAt.toISOString(), detail: h.detail })),
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+    completed_at: p.completedAt?.toISOString() ?? null,
+    failed_at: p.failedAt?.toISOString() ?? null,
+  };
+}
+
+const achEntrySchema = {
+  type: 'object',
+  required: ['transaction_code', 'routing_number', 'account_number', 'amount', 'name', 'effective_date'],
+  additionalProperties: false,
+  properties: {
+    sec_code: { type: 'string', enum: ['PPD', 'CCD'] },
+    transaction_code: { type: 'string', enum: ['22', '27', '32', '37'], description: '22/32 credit checking/savings, 27/37 debit' },
+    routing_number: { type: 'string', pattern: '^[0-9]{9}$' },
+    account_number: { type: 'string', pattern: '^[0-9A-Za-z-]{1,17}$' },
+    amount: decimalString,
+    name: { type: 'string', minLength: 1, maxLength: 22 },
+    individual_id: { type: 'string', maxLength: 15 },
+    addenda: { type: 'string', maxLength: 80 },
+    effective_date: { type: 'string', format: 'date' },
+  },
+};
+
+export default async function paymentRailRoutes(app: FastifyInstance) {
+  app.get(
+    '/rails',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Rails offered, with limits, settlement, cut-offs, calendars and availability now',
+        description:
+          'Every rail: currencies, per-payment limits, settlement speed, cut-off windows in the rail\'s own time zone, the banking calendar ' +
+          '(US Federal Reserve holidays for US rails, TARGET2 closing days for SEPA) for this and next year, and whether it accepts payments right now.',
+        response: { 200: envelope({ type: 'array', items: { type: 'object', additionalProperties: true } }), ...errorResponses },
+      },
+    },
+    async () => {
+      const now = new Date();
+      return {
+        data: RAIL_NAMES.map((name) => {
+          const r = RAILS[name];
+          const year = parseInt(zoned(now, r.time_zone).date.slice(0, 4), 10);
+          return {
+            rail: r.name,
+            name: r.display_name,
+            network: r.network,
+            currencies: r.currencies,
+            limits: { min_amount: r.min_amount, max_amount: r.max_amount, currency: r.currencies[0] },
+            settlement_speed: r.settlement_speed,
+            settlement: r.settlement_description,
+            message_format: r.message_format,
+            addressing: r.addressing,
+            cost: r.cost,
+            time_zone: r.time_zone,
+            business_days: r.calendar === 'always' ? '24x7x365' : r.calendar === 'weekdays' ? 'Monday-Friday' : `Monday-Friday except ${r.calendar === 'us_fed' ? 'Federal Reserve holidays' : 'TARGET2 closing days'}`,
+            opens: r.opens ? `${r.opens}${r.opens_previous_evening ? ' (previous evening)' : ''}` : null,
+            cut_off_times: (r.windows ?? []).map((w) => ({ cutoff: w.cutoff, settles: w.settles, settlement_day_offset: w.settlementDayOffset })),
+            return_window_banking_days: r.return_window_banking_days ?? null,
+            holidays: [...holidays(r.calendar, year), ...holidays(r.calendar, year + 1)],
+            ...railAvailability(name, now),
+          };
+        }),
+      };
+    },
+  );
+
+  app.post<{ Body: { account_id: string; amount: string; currency: string; rail: string; creditor_account: CreditorAccount; memo?: string; urgency?: Urgency } }>(
+    '/payments',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Pay out over a rail (or let auto routing choose)',
+        description:
+          'Debits account_id (the caller\'s) and pays creditor_account over `rail`, or with rail "auto" picks a rail by amount, currency, the creditor\'s ' +
+          'reachable rails (IBAN: SEPA/SWIFT; US routing number: ACH/Fedwire/RTP/FedNow), urgency, cut-offs and price; `routing` says which and why. ' +
+          'A Temporal workflow reserves, screens, builds the message (pacs.008 or NACHA), submits, waits for settlement, posts; rejection, timeout or ' +
+          'return compensates (void or reversal) with the rail\'s reason code. Sandbox magic values in creditor name or memo: REJECT:<code>, RETURN:<Rnn> (ACH), TIMEOUT.',
+        body: {
+          type: 'object',
+          required: ['account_id', 'amount', 'currency', 'rail', 'creditor_account'],
+          additionalProperties: false,
+          properties: {
+            account_id: { type: 'string', minLength: 1, maxLength: 64 },
+            amount: decimalString,
+            currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
+            rail: { type: 'string', enum: ['auto', ...RAIL_NAMES] },
+            creditor_account: creditorSchema,
+            memo: { type: 'string', maxLength: 140 },
+            urgency: { type: 'string', enum: ['standard', 'same_day', 'instant'] },
+          },
+        },
+        response: { 201: envelope(paymentSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const pr = principalOf(request);
+      const b = request.body;
+      const p = await createRailPayment({
+        userId: pr.userId,
+        environment: pr.environment,
+        accountId: b.account_id,
+        amount: b.amount,
+        currency: b.currency.toUpperCase(),
+        rail: b.rail,
+        creditor: b.creditor_account,
+        memo: b.memo,
+        urgency: b.urgency,
+        now: new Date(),
+      });
+      await startRailPaymentWorkflow(p).catch(() => {
+        throw new ApiError(503, 'WORKFLOW_UNAVAILABLE', 'The payment could not be started; nothing was moved. Retry later.');
+      });
+      return reply.code(201).send({ data: await present(p) });
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/payments/:id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'A rail payment with its status history',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
+        response: { 200: envelope(paymentSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const pr = principalOf(request);
+      const p = await getRailPayment(request.params.id, { userId: pr.userId, environment: pr.environment });
+      if (!p) throw notFound('Payment');
+      return { data: await present(p) };
+    },
+  );
+
+  app.post<{ Body: { entries?: RequestEntry[]; company_name?: string; company_id?: string; transmit?: boolean } }>(
+    '/ach/files',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Build a NACHA ACH file',
+        description:
+          'From `entries` when given, else from the caller\'s submitted ACH payments not yet in a file. Batches by SEC code (PPD/CCD) and effective ' +
+          'date; 94-character records, blocking factor 10. JSON answer carries `content` and a summary; with Accept: text/plain the file itself. ' +
+          '`transmit` hands it to the ACH operator (sandbox operator in sandbox).',
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            entries: { type: 'array', minItems: 1, maxItems: 100000, items: achEntrySchema },
+            company_name: { type: 'string', maxLength: 16 },
+            company_id: { type: 'string', maxLength: 10 },
+            transmit: { type: 'boolean', default: false },
+          },
+        },
+        response: {
+          201: envelope({
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              status: { type: 'string' },
+              file_id_modifier: { type: 'string' },
+              content: { type: 'string' },
+              summary: { type: 'object', additionalProperties: true },
+              payment_ids: { type: 'array', items: { type: 'string' } },
+              acknowledgement: { type: ['string', 'null'] },
+              transmitted_at: { type: ['string', 'null'] },
+            },
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const pr = principalOf(request);
+      const f = await buildAchFile({
+        environment: pr.environment,
+        userId: pr.userId,
+        entries: request.body?.entries,
+        companyName: request.body?.company_name,
+        companyId: request.body?.company_id,
+        transmit: request.body?.transmit,
+        now: new Date(),
+      });
+      const accept = String(request.headers.accept ?? '');
+      if (accept.includes('text/plain') && !accept.includes('application/json')) {
+        return reply.code(201).type('text/plain; charset=utf-8').header('content-disposition', `attachment; filename="${f.id}.ach"`).serializer((x: unknown) => x as string).send(f.content);
+      }
+      return reply.code(201).send({
+        data: {
+          id: f.id,
+          status: f.status,
+          file_id_modifier: f.fileIdModifier,
+          content: f.content,
+          summary: f.summary,
+          payment_ids: f.paymentIds,
+          acknowledgement: f.acknowledgement,
+          transmitted_at: f.transmittedAt?.toISOString() ?? null,
+        },
+      });
+    },
+  );
+
+  app.post<{ Body: { file: string } }>(
+    '/ach/returns',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Ingest an ACH return file (NACHA)',
+        description:
+          'Each return entry (addenda 99) names the original trace number and reason (R01...). Its payment is compensated: a running workflow gets the ' +
+          'return as a signal and reverses the posted entry; a completed payment is reversed here. Unknown trace numbers are reported as unmatched.',
+        body: { type: 'object', required: ['file'], additionalProperties: false, properties: { file: { type: 'string', minLength: 94, maxLength: 10_000_000 } } },
+        response: { 200: envelope({ type: 'array', items: { type: 'object', additionalProperties: true } }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const pr = principalOf(request);
+      const acts = createRailActivities();
+      const out = await ingestReturnFile(request.body.file, { environment: pr.environment, userId: pr.userId }, signalAchReturn, async (paymentId, code, reason) => {
+        const p = (await getRailPayment(paymentId))!;
+        await acts.compensateRailPayment({ paymentId, workflowId: p.workflowId, status: 'returned', code, reason });
+      });
+      return { data: out };
+    },
+  );
+}

@@ -1,0 +1,193 @@
+/**
+ * ACH files: the day's outgoing file from submitted ACH payments (or from entries given by the
+ * caller), and ingestion of return files. Return entries compensate their payments.
+ */
+import { withTransaction, getPool, type Queryable } from '../db/pool';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { railAdapter } from '../rails/adapters';
+import { findRailPaymentByTrace, lockRailPayment, odfiRouting, recordRailEvent, updateRailPayment } from '../rails';
+import { RETURN_REASONS } from '../rails/adapters/sandbox';
+import { buildNachaFile, parseNachaFile, type NachaBatchInput, type NachaEntryInput, type NachaSummary, type SecCode } from './nacha';
+
+export interface AchFile {
+  id: string;
+  environment: Environment;
+  status: 'built' | 'transmitted';
+  fileIdModifier: string;
+  content: string;
+  summary: NachaSummary;
+  paymentIds: string[];
+  transmittedAt: Date | null;
+  acknowledgement: string | null;
+  createdAt: Date;
+}
+
+export interface RequestEntry extends Omit<NachaEntryInput, 'trace_number'> {
+  sec_code?: SecCode;
+  effective_date: string;
+}
+
+const ORIGIN_NAME = () => process.env.ACH_ORIGIN_NAME ?? 'SANDBOX BANK PLATFORM';
+const OPERATOR_ROUTING = () => process.env.ACH_OPERATOR_ROUTING ?? '011000015';
+
+/** Batches by SEC code and effective date, in a stable order. */
+function batchesOf(entries: Array<NachaEntryInput & { sec_code: SecCode; effective_date: string }>, companyName: string, companyId: string): NachaBatchInput[] {
+  const groups = new Map<string, NachaBatchInput>();
+  for (const e of entries) {
+    const key = `${e.sec_code}|${e.effective_date}`;
+    let b = groups.get(key);
+    if (!b) {
+      b = { sec_code: e.sec_code, company_name: companyName, company_id: companyId, entry_description: e.sec_code === 'PPD' ? 'PAYMENT' : 'VENDORPAY', effective_date: e.effective_date, entries: [] };
+      groups.set(key, b);
+    }
+    const { sec_code: _s, effective_date: _d, ...entry } = e;
+    b.entries.push(entry);
+  }
+  return [...groups.values()].sort((a, b) => (a.effective_date + a.sec_code).localeCompare(b.effective_date + b.sec_code));
+}
+
+/** File id modifier: A-Z then 0-9 per environment and UTC day (NACHA's duplicate-file guard). */
+async function nextModifier(c: Queryable, environment: Environment, now: Date): Promise<string> {
+  const { rows } = await c.query<{ n: string }>(
+    `SELECT count(*)::text AS n FROM ach_files WHERE environment = $1 AND created_at >= date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+    [environment, now],
+  );
+  return 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'[parseInt(rows[0].n, 10) % 36];
+}
+
+/**
+ * Builds (and stores) a file. With `entries`, from those; otherwise from the submitted ACH
+ * payments not yet in a file (of `userId` when given, else all originators of the environment).
+ * `transmit` hands it to the ACH operator adapter.
+ */
+export async function buildAchFile(input: {
+  environment: Environment;
+  userId: string | null;
+  entries?: RequestEntry[];
+  companyName?: string;
+  companyId?: string;
+  transmit?: boolean;
+  now: Date;
+}): Promise<AchFile> {
+  const odfi = odfiRouting();
+  const built = await withTransaction(async (c) => {
+    let rows: Array<{ id: string; rail_message: string; settlement_date: string; creditor: { account_type?: string } }> = [];
+    let entries: Array<NachaEntryInput & { sec_code: SecCode; effective_date: string }>;
+    if (input.entries) {
+      entries = input.entries.map((e) => ({ ...e, sec_code: e.sec_code ?? 'PPD' }));
+    } else {
+      ({ rows } = await c.query(
+        `SELECT id, rail_message, settlement_date, creditor FROM rail_payments
+         WHERE environment = $1 AND rail IN ('ach_standard', 'ach_same_day') AND status IN ('submitted', 'settled') AND ach_file_id IS NULL
+           AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
+        [input.environment, input.userId],
+      ));
+      if (rows.length === 0) throw new DomainError(422, 'NO_PENDING_ACH_PAYMENTS', 'There are no submitted ACH payments waiting for a file', '');
+      // Each payment's entry record was built at submission; re-read its fields so the file carries exactly that entry.
+      entries = rows.map((r) => {
+        const l = r.rail_message;
+        return {
+          sec_code: 'PPD' as SecCode,
+          effective_date: r.settlement_date,
+          transaction_code: l.slice(1, 3) as NachaEntryInput['transaction_code'],
+          routing_number: l.slice(3, 12),
+          account_number: l.slice(12, 29).trim(),
+          amount: `${BigInt(l.slice(29, 39)) / 100n}.${l.slice(37, 39)}`,
+          individual_id: l.slice(39, 54).trim(),
+          name: l.slice(54, 76).trim(),
+          trace_number: l.slice(79, 94),
+        };
+      });
+    }
+    const modifier = await nextModifier(c, input.environment, input.now);
+    const { content, summary } = buildNachaFile({
+      immediate_destination: OPERATOR_ROUTING(),
+      immediate_destination_name: 'FEDERAL RESERVE BANK',
+      immediate_origin: odfi,
+      immediate_origin_name: ORIGIN_NAME(),
+      odfi_id: odfi.slice(0, 8),
+      file_id_modifier: modifier,
+      created_at: input.now,
+      batches: batchesOf(entries, input.companyName ?? ORIGIN_NAME().slice(0, 16), input.companyId ?? `1${odfi}`),
+    });
+    const id = newId('achf');
+    await c.query(
+      `INSERT INTO ach_files (id, environment, user_id, status, file_id_modifier, content, entry_count, total_debit, total_credit, entry_hash, summary)
+       VALUES ($1, $2, $3, 'built', $4, $5, $6, $7, $8, $9, $10)`,
+      [id, input.environment, input.userId, modifier, content, summary.entry_count, summary.total_debit, summary.total_credit, summary.entry_hash, JSON.stringify({ ...summary, payment_ids: rows.map((r) => r.id) })],
+    );
+    if (rows.length) await c.query('UPDATE rail_payments SET ach_file_id = $1, updated_at = now() WHERE id = ANY($2::text[])', [id, rows.map((r) => r.id)]);
+    return { id, modifier, content, summary, paymentIds: rows.map((r) => r.id) };
+  });
+  let transmittedAt: Date | null = null;
+  let ack: string | null = null;
+  if (input.transmit) {
+    ack = await railAdapter(input.environment, 'ach').transmitFile(built.content);
+    const { rows } = await getPool().query<{ transmitted_at: Date }>(
+      `UPDATE ach_files SET status = 'transmitted', transmitted_at = now(), summary = summary || jsonb_build_object('acknowledgement', $2::text) WHERE id = $1 RETURNING transmitted_at`,
+      [built.id, ack],
+    );
+    transmittedAt = rows[0].transmitted_at;
+  }
+  return {
+    id: built.id,
+    environment: input.environment,
+    status: transmittedAt ? 'transmitted' : 'built',
+    fileIdModifier: built.modifier,
+    content: built.content,
+    summary: built.summary,
+    paymentIds: built.paymentIds,
+    transmittedAt,
+    acknowledgement: ack,
+    createdAt: input.now,
+  };
+}
+
+export interface ReturnOutcome {
+  trace_number: string;
+  return_reason_code: string;
+  reason: string;
+  payment_id: string | null;
+  action: 'signalled' | 'reversed' | 'already_compensated' | 'unmatched';
+}
+
+/**
+ * Ingests a NACHA return file: each addenda 99 names the original trace number and reason. A
+ * payment whose workflow is still running gets the return as a signal; a completed one is
+ * reversed here (one transaction each).
+ */
+export async function ingestReturnFile(
+  text: string,
+  scope: { environment: Environment; userId: string },
+  signal: (workflowId: string, r: { code: string; reason: string }) => Promise<void>,
+  reverse: (paymentId: string, code: string, reason: string) => Promise<void>,
+): Promise<ReturnOutcome[]> {
+  const file = parseNachaFile(text);
+  const out: ReturnOutcome[] = [];
+  for (const b of file.batches) {
+    for (const e of b.entries) {
+      for (const a of e.addenda.filter((x) => x.type === '99')) {
+        const code = a.return_reason_code!;
+        const reason = RETURN_REASONS[code] ?? a.information ?? 'returned';
+        const p = await findRailPaymentByTrace(a.original_trace_number!);
+        const visible = p && p.environment === scope.environment && p.userId === scope.userId;
+        if (!visible) {
+          out.push({ trace_number: a.original_trace_number!, return_reason_code: code, reason, payment_id: null, action: 'unmatched' });
+          continue;
+        }
+        if (['returned', 'rejected', 'failed'].includes(p.status)) {
+          out.push({ trace_number: p.traceNumber!, return_reason_code: code, reason, payment_id: p.id, action: 'already_compensated' });
+        } else if (p.status === 'completed') {
+          await reverse(p.id, code, reason);
+          out.push({ trace_number: p.traceNumber!, return_reason_code: code, reason, payment_id: p.id, action: 'reversed' });
+        } else {
+          await signal(p.workflowId, { code, reason });
+          out.push({ trace_number: p.traceNumber!, return_reason_code: code, reason, payment_id: p.id, action: 'signalled' });
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,192 @@
+/**
+ * Every event type the spec names (Events → Event names), with its group, a description and the
+ * JSON Schema of its `data` payload. For events the platform produces today the schema describes
+ * exactly what the producing code writes to outbox_events (tests validate real events against it);
+ * areas not built yet are listed with `produced: false`.
+ */
+type Schema = Record<string, unknown>;
+
+export interface EventTypeInfo {
+  type: string;
+  group: string;
+  description: string;
+  produced: boolean;
+  /** Where the event comes from (module), for those produced. */
+  producer?: string;
+  data_schema: Schema;
+}
+
+const str: Schema = { type: 'string' };
+const strOrNull: Schema = { type: ['string', 'null'] };
+const decimal: Schema = { type: 'string', pattern: '^-?[0-9]+(\\.[0-9]+)?$' };
+const ts: Schema = { type: 'string', format: 'date-time' };
+const obj = (properties: Record<string, Schema>, required = Object.keys(properties), extra: Schema = {}): Schema => ({
+  type: 'object',
+  required,
+  properties,
+  additionalProperties: false,
+  ...extra,
+});
+
+const account = obj({
+  uuid: str,
+  name: str,
+  type: { type: 'string', enum: ['personal', 'business', 'savings'] },
+  status: { type: 'string', enum: ['active', 'frozen', 'closed'] },
+  metadata: { type: 'object' },
+  created_at: ts,
+  updated_at: ts,
+});
+
+const accountStatusChange = obj({ account, reason: strOrNull });
+
+const balance = obj({
+  account_id: str,
+  ledger_account_id: str,
+  asset_code: str,
+  available_balance: decimal,
+  reserved_balance: decimal,
+  total_balance: decimal,
+  entry_id: str,
+});
+
+const transaction = obj({
+  id: str,
+  account_id: str,
+  ledger_account_id: str,
+  entry_id: str,
+  type: str,
+  amount: decimal,
+  asset_code: str,
+  status: { type: 'string', enum: ['pending', 'completed', 'failed'] },
+  reference: strOrNull,
+  created_at: str,
+  completed_at: strOrNull,
+  balance_after: { type: ['string', 'null'] },
+});
+
+const transferProps: Record<string, Schema> = {
+  transfer_id: str,
+  from_account: str,
+  to_account: str,
+  amount: decimal,
+  asset_code: str,
+  fee: decimal,
+  status: { type: 'string', enum: ['pending', 'pending_review', 'completed', 'failed', 'reversed'] },
+  reference: strOrNull,
+  workflow_id: strOrNull,
+  failure_code: strOrNull,
+  failure_reason: strOrNull,
+};
+const transferRequired = Object.keys(transferProps);
+const transfer = (extra: Record<string, Schema> = {}, required: string[] = []) =>
+  obj({ ...transferProps, ...extra }, [...transferRequired, ...required]);
+
+const notBuilt: Schema = { type: 'object', description: 'Payload defined when the producing area is built' };
+
+const webhookStatusChange = obj(
+  {
+    resource: { type: 'string', enum: ['webhook'] },
+    resource_id: str,
+    url: str,
+    previous_status: str,
+    status: str,
+    reason: str,
+    consecutive_failures: { type: 'integer' },
+  },
+  undefined,
+);
+
+const e = (type: string, group: string, description: string, data_schema: Schema, producer?: string): EventTypeInfo => ({
+  type,
+  group,
+  description,
+  produced: producer !== undefined,
+  ...(producer ? { producer } : {}),
+  data_schema,
+});
+
+const ACC = 'domain/accounts';
+const LEDGER = 'domain/ledger (posting function)';
+const TRF = 'domain/transfers, activities/transfers';
+const WF = 'transfer workflow (activities/transfers)';
+
+export const EVENT_CATALOG: readonly EventTypeInfo[] = [
+  e('account.created', 'Account', 'An account was opened.', obj({ account }), ACC),
+  e('account.updated', 'Account', "An account's name or metadata changed.", notBuilt),
+  e('account.balance_updated', 'Account', 'A posting changed a balance of the account (one event per asset touched).', balance, LEDGER),
+  e('account.frozen', 'Account', 'The account was frozen: no new debits.', accountStatusChange, ACC),
+  e('account.unfrozen', 'Account', 'The account was unfrozen.', accountStatusChange, ACC),
+  e('account.closed', 'Account', 'The account was closed.', accountStatusChange, ACC),
+
+  e('transfer.created', 'Transfer', 'A transfer was accepted.', transfer(), TRF),
+  e('transfer.pending', 'Transfer', 'A workflow transfer is running (validation, reservation, risk).', transfer(), TRF),
+  e('transfer.completed', 'Transfer', 'The transfer was posted to the ledger.', transfer(), TRF),
+  e('transfer.failed', 'Transfer', 'The transfer failed; any reservation was released.', transfer({ entry_id: strOrNull }), TRF),
+  e('transfer.reversed', 'Transfer', 'A completed transfer was reversed by a reversing ledger entry.', transfer({ reason: strOrNull, reversal_entry_id: str }, ['reversal_entry_id']), 'domain/reversals'),
+  e('transfer.expired', 'Transfer', 'A transfer expired before completion.', notBuilt),
+
+  e('transaction.created', 'Transaction', 'A ledger line on a customer account was written (pending or posted).', transaction, LEDGER),
+  e('transaction.completed', 'Transaction', 'A customer transaction was posted.', transaction, LEDGER),
+
+  e('workflow.started', 'Workflow', 'A transfer workflow was started.', transfer(), TRF),
+  e(
+    'workflow.step_completed',
+    'Workflow',
+    'A step of the transfer workflow completed (validate, reserve, risk_check, post).',
+    transfer({ step: { type: 'string', enum: ['validate', 'reserve', 'risk_check', 'review', 'post'] }, entry_id: str, decision: { type: 'object' } }, ['step']),
+    WF,
+  ),
+  e('workflow.completed', 'Workflow', 'The transfer workflow completed.', transfer(), WF),
+  e('workflow.failed', 'Workflow', 'The transfer workflow failed (or could not be started).', transfer({ entry_id: strOrNull }), WF),
+  e('workflow.timeout', 'Workflow', 'The transfer workflow gave up waiting for a review decision.', transfer({ entry_id: strOrNull }), WF),
+  e('workflow.compensation_executed', 'Workflow', 'Compensation completed: the reservation was voided.', transfer({ entry_id: strOrNull }), WF),
+
+  e('system.maintenance_start', 'System', 'Planned maintenance begins.', notBuilt),
+  e('system.maintenance_end', 'System', 'Planned maintenance ended.', notBuilt),
+  e('system.rate_limit_warning', 'System', 'A credential is close to its rate limit.', notBuilt),
+  e('system.api_key_expiring', 'System', 'An API key expires soon.', notBuilt),
+  e('system.security_alert', 'System', 'A security-relevant event on the account.', notBuilt),
+  e(
+    'system.status_change',
+    'System',
+    'A resource of the user changed status on its own; today: a webhook endpoint disabled after consecutive failed deliveries.',
+    webhookStatusChange,
+    'domain/webhooks (delivery activity)',
+  ),
+
+  e('bridge.initiated', 'Cross-chain', 'A bridge transfer was initiated.', notBuilt),
+  e('bridge.completed', 'Cross-chain', 'A bridge transfer completed.', notBuilt),
+  e('bridge.failed', 'Cross-chain', 'A bridge transfer failed.', notBuilt),
+  e('swap.completed', 'Cross-chain', 'A swap completed.', notBuilt),
+
+  e('position.opened', 'Decentralized finance', 'A DeFi position was opened.', notBuilt),
+  e('position.closed', 'Decentralized finance', 'A DeFi position was closed.', notBuilt),
+  e('position.liquidation_warning', 'Decentralized finance', 'A position is close to liquidation.', notBuilt),
+  e('yield.harvested', 'Decentralized finance', 'Yield was harvested.', notBuilt),
+
+  e('compliance.report.generated', 'Regulatory', 'A regulatory report was generated.', notBuilt),
+  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected.', notBuilt),
+  e('travel_rule.check.completed', 'Regulatory', 'A Travel Rule check completed.', notBuilt),
+
+  e('payment_intent.created', 'Mobile payment', 'A payment intent was created.', notBuilt),
+  e('payment_intent.completed', 'Mobile payment', 'A payment intent completed.', notBuilt),
+  e('payment_intent.expired', 'Mobile payment', 'A payment intent expired.', notBuilt),
+
+  e('partner.onboarded', 'Partner', 'A partner tenant was onboarded.', notBuilt),
+  e('sdk.generated', 'Partner', 'An SDK package was generated.', notBuilt),
+  e('widget.deployed', 'Partner', 'A white-label widget was deployed.', notBuilt),
+];
+
+export const EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_CATALOG.map((x) => x.type));
+
+export function eventTypeInfo(type: string): EventTypeInfo | undefined {
+  return EVENT_CATALOG.find((x) => x.type === type);
+}
+
+/** The domain of an event type: its first dot-separated word (account, transfer, system ...). */
+export function eventDomain(type: string): string {
+  return type.split('.', 1)[0];
+}
+
+export const EVENT_DOMAINS: readonly string[] = [...new Set(EVENT_CATALOG.map((x) => eventDomain(x.type)))];

@@ -1,0 +1,287 @@
+/**
+ * Rail payments: persistence, history and the checks made before a payment's workflow starts.
+ * Money moves only in the workflow's activities (activities/rails), through the ledger.
+ */
+import type pg from 'pg';
+import { getAsset } from '../assets';
+import { getPool, withTransaction, type Queryable } from '../db/pool';
+import { writeOutboxEvent } from '../events/outbox';
+import { AmountError, parseAmount } from '../money/amount';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { RAIL_NAMES, RAILS, type RailName } from './calendar';
+import { checkExplicitRail, chooseRail, validateCreditor, type CreditorAccount, type RoutingDecision, type Urgency } from './routing';
+
+export type RailPaymentStatus = 'pending' | 'reserved' | 'submitted' | 'settled' | 'completed' | 'rejected' | 'failed' | 'returned';
+
+export interface RailPayment {
+  id: string;
+  environment: Environment;
+  userId: string;
+  accountId: string;
+  rail: RailName;
+  requestedRail: string;
+  amount: string;
+  currency: string;
+  status: RailPaymentStatus;
+  creditor: CreditorAccount;
+  memo: string | null;
+  urgency: Urgency;
+  routing: RoutingDecision;
+  workflowId: string;
+  reservationEntryId: string | null;
+  reversalEntryId: string | null;
+  networkReference: string | null;
+  traceNumber: string | null;
+  endToEndId: string | null;
+  railMessage: string | null;
+  statusReport: string | null;
+  settlementDate: string | null;
+  expectedSettlementAt: Date | null;
+  achFileId: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  compensationExecuted: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+  failedAt: Date | null;
+}
+
+export interface RailPaymentEvent {
+  status: string;
+  detail: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+interface Row {
+  id: string;
+  environment: Environment;
+  user_id: string;
+  account_id: string;
+  rail: RailName;
+  requested_rail: string;
+  amount: string;
+  currency: string;
+  status: RailPaymentStatus;
+  creditor: CreditorAccount;
+  memo: string | null;
+  urgency: Urgency;
+  routing: RoutingDecision;
+  workflow_id: string;
+  reservation_entry_id: string | null;
+  reversal_entry_id: string | null;
+  network_reference: string | null;
+  trace_number: string | null;
+  end_to_end_id: string | null;
+  rail_message: string | null;
+  status_report: string | null;
+  settlement_date: string | null;
+  expected_settlement_at: Date | null;
+  ach_file_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  compensation_executed: boolean;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  precision: number;
+}
+
+const SELECT = `SELECT p.*, a.precision FROM rail_payments p JOIN assets a ON a.code = p.currency`;
+
+function trimTo(value: string, precision: number): string {
+  const [int, frac = ''] = value.split('.');
+  return precision === 0 ? int : `${int}.${frac.padEnd(precision, '0').slice(0, precision)}`;
+}
+
+function toPayment(r: Row): RailPayment {
+  return {
+    id: r.id,
+    environment: r.environment,
+    userId: r.user_id,
+    accountId: r.account_id,
+    rail: r.rail,
+    requestedRail: r.requested_rail,
+    amount: trimTo(r.amount, r.precision),
+    currency: r.currency,
+    status: r.status,
+    creditor: r.creditor,
+    memo: r.memo,
+    urgency: r.urgency,
+    routing: r.routing,
+    workflowId: r.workflow_id,
+    reservationEntryId: r.reservation_entry_id,
+    reversalEntryId: r.reversal_entry_id,
+    networkReference: r.network_reference,
+    traceNumber: r.trace_number,
+    endToEndId: r.end_to_end_id,
+    railMessage: r.rail_message,
+    statusReport: r.status_report,
+    settlementDate: r.settlement_date,
+    expectedSettlementAt: r.expected_settlement_at,
+    achFileId: r.ach_file_id,
+    failureCode: r.failure_code,
+    failureReason: r.failure_reason,
+    compensationExecuted: r.compensation_executed,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    completedAt: r.completed_at,
+    failedAt: r.failed_at,
+  };
+}
+
+export const railPaymentWorkflowId = (id: string) => `rail-payment-${id}`;
+
+export interface CreateRailPaymentInput {
+  userId: string;
+  environment: Environment;
+  accountId: string;
+  amount: string;
+  currency: string;
+  rail: string;
+  creditor: CreditorAccount;
+  memo?: string | null;
+  urgency?: Urgency;
+  now: Date;
+}
+
+/** Appends a history row and the matching outbox event, in the caller's transaction. */
+export async function recordRailEvent(c: Queryable, p: RailPayment, status: string, detail: Record<string, unknown> = {}): Promise<void> {
+  await c.query('INSERT INTO rail_payment_events (id, payment_id, status, detail) VALUES ($1, $2, $3, $4)', [newId('rpe'), p.id, status, JSON.stringify(detail)]);
+  await writeOutboxEvent(c, {
+    type: `payment_rail.${status}`,
+    environment: p.environment,
+    userId: p.userId,
+    aggregateType: 'rail_payment',
+    aggregateId: p.id,
+    data: { payment_id: p.id, rail: p.rail, amount: p.amount, currency: p.currency, status: p.status, ...detail },
+  });
+}
+
+/**
+ * Validates the request (account is the caller's, amount at the currency's precision, creditor
+ * identifiers, rail eligibility or auto routing) and records the payment as pending with its
+ * first history row. The caller starts the workflow.
+ */
+export async function createRailPayment(input: CreateRailPaymentInput): Promise<RailPayment> {
+  const asset = await getAsset(input.currency);
+  if (!asset || asset.type !== 'fiat') throw new DomainError(422, 'UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
+  let amount: string;
+  try {
+    amount = parseAmount(input.amount, asset.precision);
+  } catch (err) {
+    if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, '/amount');
+    throw err;
+  }
+  validateCreditor(input.creditor);
+  const urgency = input.urgency ?? 'standard';
+  let routing: RoutingDecision;
+  if (input.rail === 'auto') {
+    routing = chooseRail({ amount, currency: asset.code, creditor: input.creditor, urgency, now: input.now });
+  } else {
+    if (!RAIL_NAMES.includes(input.rail as RailName)) throw new DomainError(422, 'UNKNOWN_RAIL', `rail must be auto or one of ${RAIL_NAMES.join(', ')}`, '/rail');
+    const rail = input.rail as RailName;
+    checkExplicitRail(rail, amount, asset.code, input.creditor);
+    routing = { rail, reason: `requested explicitly (${RAILS[rail].display_name})`, alternatives: [] };
+  }
+  return withTransaction(async (c) => {
+    const { rows: acct } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [input.accountId]);
+    if (!acct[0] || acct[0].user_id !== input.userId || acct[0].environment !== input.environment) {
+      throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
+    }
+    if (acct[0].status !== 'active') throw new DomainError(422, `ACCOUNT_${acct[0].status.toUpperCase()}`, `The account is ${acct[0].status}`, '/account_id');
+    const id = newId('rpay');
+    const { rows } = await c.query<Row>(
+      `WITH p AS (
+         INSERT INTO rail_payments (id, environment, user_id, account_id, rail, requested_rail, amount, currency, status, creditor, memo, urgency, routing, workflow_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11, $12, $13) RETURNING *)
+       SELECT p.*, a.precision FROM p JOIN assets a ON a.code = p.currency`,
+      [id, input.environment, input.userId, input.accountId, routing.rail, input.rail, amount, asset.code, JSON.stringify(input.creditor), input.memo ?? null, urgency, JSON.stringify(routing), railPaymentWorkflowId(id)],
+    );
+    const p = toPayment(rows[0]);
+    await recordRailEvent(c, p, 'pending', { routing: { rail: routing.rail, reason: routing.reason } });
+    return p;
+  });
+}
+
+export async function getRailPayment(id: string, scope: { userId?: string; environment?: Environment } = {}, client: Queryable = getPool()): Promise<RailPayment | null> {
+  const { rows } = await client.query<Row>(`${SELECT} WHERE p.id = $1`, [id]);
+  const r = rows[0];
+  if (!r) return null;
+  if (scope.userId && r.user_id !== scope.userId) return null;
+  if (scope.environment && r.environment !== scope.environment) return null;
+  return toPayment(r);
+}
+
+export async function railPaymentHistory(id: string, client: Queryable = getPool()): Promise<RailPaymentEvent[]> {
+  const { rows } = await client.query<{ status: string; detail: Record<string, unknown>; occurred_at: Date }>(
+    'SELECT status, detail, occurred_at FROM rail_payment_events WHERE payment_id = $1 ORDER BY occurred_at, id',
+    [id],
+  );
+  return rows.map((r) => ({ status: r.status, detail: r.detail, occurredAt: r.occurred_at }));
+}
+
+export async function lockRailPayment(c: pg.PoolClient, id: string): Promise<RailPayment> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE p.id = $1 FOR UPDATE OF p`, [id]);
+  if (!rows[0]) throw new DomainError(404, 'PAYMENT_NOT_FOUND', `payment ${id} not found`);
+  return toPayment(rows[0]);
+}
+
+export async function findRailPaymentByTrace(trace: string, client: Queryable = getPool()): Promise<RailPayment | null> {
+  const { rows } = await client.query<Row>(`${SELECT} WHERE p.trace_number = $1`, [trace]);
+  return rows[0] ? toPayment(rows[0]) : null;
+}
+
+type Fields = Partial<{
+  status: RailPaymentStatus;
+  reservation_entry_id: string;
+  reversal_entry_id: string;
+  network_reference: string;
+  trace_number: string;
+  end_to_end_id: string;
+  rail_message: string;
+  status_report: string;
+  settlement_date: string;
+  expected_settlement_at: Date;
+  ach_file_id: string;
+  failure_code: string;
+  failure_reason: string;
+  compensation_executed: boolean;
+  completed_at: 'now';
+  failed_at: 'now';
+}>;
+
+export async function updateRailPayment(c: Queryable, id: string, fields: Fields): Promise<RailPayment> {
+  const sets: string[] = ['updated_at = now()'];
+  const values: unknown[] = [id];
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === 'now') sets.push(`${k} = now()`);
+    else {
+      values.push(v);
+      sets.push(`${k} = $${values.length}`);
+    }
+  }
+  const { rows } = await c.query<Row>(
+    `WITH p AS (UPDATE rail_payments SET ${sets.join(', ')} WHERE id = $1 RETURNING *)
+     SELECT p.*, a.precision FROM p JOIN assets a ON a.code = p.currency`,
+    values,
+  );
+  return toPayment(rows[0]);
+}
+
+/** Sandbox sanctions list: a creditor whose name contains one of these terms is refused. */
+export const SANDBOX_SANCTIONS_TERMS = ['SANCTIONED', 'BLOCKED PERSON', 'OFAC TEST', 'EMBARGOED'];
+
+export function screenName(name: string): { hit: boolean; term?: string } {
+  const n = name.toUpperCase();
+  const term = SANDBOX_SANCTIONS_TERMS.find((t) => n.includes(t));
+  return term ? { hit: true, term } : { hit: false };
+}
+
+/** The platform's sandbox ODFI (originating bank) routing number; ACH trace numbers start with its first 8 digits. */
+export function odfiRouting(): string {
+  return process.env.ACH_ODFI_ROUTING ?? '123456780';
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { deserializeIlpFulfill, deserializeIlpPrepare, deserializeIlpReject } from 'ilp-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getTemporalClient } from '../../domain/temporal/client';
+import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
+import { startTestWorker, type TestWorker } from '../helpers/worker';
+import { balance, openFundedAccount } from '../transfers/helpers';
+
+let t: TestApp;
+let w: TestWorker;
+beforeAll(async () => {
+  t = await createTestApp();
+  w = await startTestWorker();
+});
+afterAll(async () => {
+  await w.stop();
+  await t.close();
+  delete process.env.ILP_QUOTE_TTL_SECONDS;
+});
+
+const quote = (body: Record<string, unknown>, headers = t.headers) => t.app.inject({ method: 'POST', url: '/api/v1/interledger/quotes', headers, payload: body });
+const payQuote = (quote_id: string, account_id: string, headers = t.headers) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/interledger/payments', headers, payload: { quote_id, account_id } });
+
+async function settle(id: string, workflowId: string) {
+  await (await getTemporalClient()).workflow.getHandle(workflowId).result();
+  return (await t.app.inject({ method: 'GET', url: `/api/v1/interledger/payments/${id}`, headers: t.headers })).json().data;
+}
+
+describe('interledger', () => {
+  it('quotes with fee, FX rate, expiry and Open Payments amounts', async () => {
+    const r = await quote({ send_amount: '100.00', send_currency: 'USD', receive_currency: 'EUR', receiver: '$wallet.example/alice' });
+    expect(r.statusCode).toBe(201);
+    const q = r.json().data;
+    // fee 0.5 % = 0.50; rate 1 / 1.08; receive = 99.50 / 1.08 rounded down = 92.12
+    expect(q).toMatchObject({ send_amount: '100.00', fee: '0.50', receive_amount: '92.12', receive_currency: 'EUR', wallet_address: 'https://wallet.example/alice' });
+    expect(q.fx_rate).toMatch(/^0\.925925925926$/);
+    expect(q.open_payments).toEqual({
+      debitAmount: { value: '10000', assetCode: 'USD', assetScale: 2 },
+      receiveAmount: { value: '9212', assetCode: 'EUR', assetScale: 2 },
+      fee: { value: '50', assetCode: 'USD', assetScale: 2 },
+    });
+    const ttl = new Date(q.expires_at).getTime() - new Date(q.created_at).getTime();
+    expect(ttl).toBeGreaterThan(299_000);
+    expect(ttl).toBeLessThan(301_000);
+    expect((await quote({ send_amount: '1.001', send_currency: 'USD', receive_currency: 'EUR', receiver: '$wallet.example/a' })).statusCode).toBe(422);
+    expect((await quote({ send_amount: '1.00', send_currency: 'USD', receive_currency: 'EUR', receiver: 'http://insecure.example/a' })).json().errors[0].code).toBe('INVALID_RECEIVER');
+  });
+
+  it('pays a quote: ILP Prepare with a SHA-256 condition is fulfilled and the entry posts; the quote cannot be used twice', async () => {
+    const acct = await openFundedAccount(t, t.headers, '500.00');
+    const q = (await quote({ send_amount: '100.00', send_currency: 'USD', receive_currency: 'EUR', receiver: 'https://wallet.example/bob' })).json().data;
+    const r = await payQuote(q.id, acct);
+    expect(r.statusCode).toBe(201);
+    const done = await settle(r.json().data.id, r.json().data.workflow_id);
+    expect(done).toMatchObject({ status: 'completed', ilp_reject_code: null, failure: null });
+    const prepare = deserializeIlpPrepare(Buffer.from(done.packets[0].base64, 'base64'));
+    const fulfill = deserializeIlpFulfill(Buffer.from(done.packets[1].base64, 'base64'));
+    expect(prepare.destination).toMatch(/^test\.example\.wallet\.bob\./);
+    expect(prepare.amount).toBe('9950');
+    expect(createHash('sha256').update(fulfill.fulfillment).digest().equals(prepare.executionCondition)).toBe(true);
+    expect(Buffer.from(done.fulfillment, 'base64').equals(fulfill.fulfillment)).toBe(true);
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '400.00', reserved_balance: '0.00' });
+
+    const again = await payQuote(q.id, acct);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().errors[0].code).toBe('QUOTE_ALREADY_USED');
+    const stranger = await createTestUser();
+    expect((await payQuote(q.id, acct, stranger.headers)).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/interledger/payments/${done.id}`, headers: stranger.headers })).statusCode).toBe(404);
+  });
+
+  it('a rejecting receiver (F99) voids the reservation', async () => {
+    const acct = await openFundedAccount(t, t.headers, '50.00');
+    const q = (await quote({ send_amount: '20.00', send_currency: 'USD', receive_currency: 'USD', receiver: '$wallet.example/reject-all' })).json().data;
+    const r = (await payQuote(q.id, acct)).json().data;
+    const done = await settle(r.id, r.workflow_id);
+    expect(done).toMatchObject({ status: 'failed', ilp_reject_code: 'F99', failure: { code: 'ILP_F99' }, compensation_executed: true });
+    const reject = deserializeIlpReject(Buffer.from(done.packets[1].base64, 'base64'));
+    expect(reject.code).toBe('F99');
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '50.00', available_balance: '50.00' });
+  });
+
+  it('an expired quote is 422 and moves nothing', async () => {
+    process.env.ILP_QUOTE_TTL_SECONDS = '1';
+    const acct = await openFundedAccount(t, t.headers, '50.00');
+    const q = (await quote({ send_amount: '10.00', send_currency: 'USD', receive_currency: 'EUR', receiver: '$wallet.example/carol' })).json().data;
+    delete process.env.ILP_QUOTE_TTL_SECONDS;
+    await new Promise((res) => setTimeout(res, 1200));
+    const r = await payQuote(q.id, acct);
+    expect(r.statusCode).toBe(422);
+    expect(r.json().errors[0].code).toBe('QUOTE_EXPIRED');
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '50.00' });
+  });
+});

@@ -1,0 +1,195 @@
+import { createRequire } from 'node:module';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createActivities } from '../../activities';
+import { buildReturnFile, parseNachaFile } from '../../domain/ach/nacha';
+import { getPool } from '../../domain/db/pool';
+import { getEntry } from '../../domain/ledger';
+import { findTemporalTestServer } from '../../domain/temporal/binaries';
+import { closeTemporal } from '../../domain/temporal/client';
+import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
+import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
+import { balance, openFundedAccount } from '../transfers/helpers';
+
+const ach = createRequire(import.meta.url)('@ach/ach') as () => { getParser(f: string): { on(e: string, f: (x: unknown) => void): void; write(x: { string: string }): void } };
+
+let env: TestWorkflowEnvironment;
+let t: TestApp;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: findTemporalTestServer()! } } });
+  // The time-skipping server starts without the platform's search attributes.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: 'default',
+    searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, k.type === 'KEYWORD_LIST' ? 7 : 2])),
+  });
+  t = await createTestApp();
+  // Workflows started by the API go to the time-skipping server.
+  process.env.TEMPORAL_ADDRESS = env.address;
+  process.env.TEMPORAL_TASK_QUEUE = 'rails-test';
+  await closeTemporal();
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'rails-test', workflowBundle: { code: inject('workflowBundleCode') }, activities: createActivities() });
+  running = worker.run();
+}, 120_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await t?.close();
+  await env?.teardown();
+});
+
+const us = (extra: Record<string, unknown> = {}) => ({ name: 'Bob Payee', account_number: '123456789', routing_number: '021000021', ...extra });
+const de = (extra: Record<string, unknown> = {}) => ({ name: 'Eva Empfänger', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', ...extra });
+
+async function pay(body: Record<string, unknown>, headers = t.headers) {
+  return t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/payments', headers, payload: body });
+}
+
+/** Runs the payment's workflow to its end on skipped time, then reads the payment. */
+async function finish(id: string, workflowId: string) {
+  await env.client.workflow.getHandle(workflowId).result();
+  return (await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${id}`, headers: t.headers })).json().data;
+}
+
+describe('payment rails', () => {
+  it('lists every rail with limits, cut-offs, holidays of this and next year, and availability', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/api/v1/payment-rails/rails', headers: t.headers });
+    expect(r.statusCode).toBe(200);
+    const rails = r.json().data;
+    expect(rails.map((x: any) => x.rail)).toEqual(['ach_standard', 'ach_same_day', 'fedwire', 'rtp', 'fednow', 'sepa_ct', 'sepa_instant', 'swift']);
+    const sameDay = rails.find((x: any) => x.rail === 'ach_same_day');
+    expect(sameDay.cut_off_times.map((w: any) => w.cutoff)).toEqual(['10:30', '14:45', '16:45']);
+    expect(sameDay.limits.max_amount).toBe('1000000.00');
+    const year = new Date().getUTCFullYear();
+    expect(sameDay.holidays.some((h: any) => h.date.startsWith(String(year + 1)) && h.name === 'Thanksgiving Day')).toBe(true);
+    expect(rails.find((x: any) => x.rail === 'sepa_ct').holidays.some((h: any) => h.name === 'Good Friday')).toBe(true);
+    expect(rails.find((x: any) => x.rail === 'rtp').available_now).toBe(true);
+  });
+
+  it('ACH: settles on the effective date, then a return R01 after posting reverses the entry', async () => {
+    const acct = await openFundedAccount(t, t.headers, '1000.00');
+    const r = await pay({ account_id: acct, amount: '250.00', currency: 'USD', rail: 'ach_standard', creditor_account: us({ name: 'Bob RETURN:R01' }), memo: 'rent' });
+    expect(r.statusCode).toBe(201);
+    const created = r.json().data;
+    expect(created).toMatchObject({ status: 'pending', rail: 'ach_standard', routing: { rail: 'ach_standard' } });
+    const done = await finish(created.id, created.workflow_id);
+    expect(done).toMatchObject({ status: 'returned', failure: { code: 'R01', reason: 'Insufficient funds' }, compensation_executed: true });
+    expect(done.rail_message).toHaveLength(94);
+    expect(done.trace_number).toMatch(/^12345678\d{7}$/);
+    const statuses = done.history.map((h: any) => h.status);
+    expect(statuses).toEqual(['pending', 'validated', 'reserved', 'screened', 'message_built', 'submitted', 'settled', 'returned', 'compensation_executed']);
+    const { rows } = await getPool().query('SELECT reservation_entry_id, reversal_entry_id FROM rail_payments WHERE id = $1', [created.id]);
+    expect((await getEntry(rows[0].reservation_entry_id))!.status).toBe('posted');
+    expect((await getEntry(rows[0].reversal_entry_id))!.reversesEntryId).toBe(rows[0].reservation_entry_id);
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '1000.00', available_balance: '1000.00' });
+  });
+
+  it('ACH happy path completes after the return window; the ACH file and a later return file reverse it', async () => {
+    const acct = await openFundedAccount(t, t.headers, '500.00');
+    const created = (await pay({ account_id: acct, amount: '120.50', currency: 'USD', rail: 'ach_same_day', creditor_account: us({ account_type: 'savings' }) })).json().data;
+    // Before the file is built the payment is submitted; build the caller's file while the workflow waits.
+    const handle = env.client.workflow.getHandle(created.workflow_id);
+    let s = '';
+    for (let i = 0; i < 200 && s !== 'submitted'; i++) {
+      s = (await getPool().query('SELECT status FROM rail_payments WHERE id = $1', [created.id])).rows[0].status;
+      if (s !== 'submitted') await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(s).toBe('submitted');
+    const file = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: t.headers, payload: { transmit: true } });
+    expect(file.statusCode).toBe(201);
+    const f = file.json().data;
+    expect(f.payment_ids).toEqual([created.id]);
+    expect(f.status).toBe('transmitted');
+    const parsed: any = await new Promise((resolve) => {
+      const p = ach().getParser('ach');
+      p.on('data', resolve);
+      for (const l of f.content.split('\n').filter(Boolean)) p.write({ string: l });
+    });
+    expect(parsed.batches[0].entries[0]).toMatchObject({ transactionCode: '32', amount: 12050 });
+    expect(parsed.file.footer.totalCredit).toBe(12050);
+    await handle.result();
+    const done = (await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${created.id}`, headers: t.headers })).json().data;
+    expect(done.status).toBe('completed');
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '379.50' });
+
+    // A late return file (after completion) reverses directly.
+    const original = parseNachaFile(f.content).batches[0].entries[0];
+    const ret = buildReturnFile({ rdfi_routing: '021000021', odfi_id: '12345678', odfi_name: 'SANDBOX', created_at: new Date(), effective_date: '2026-11-27', returns: [{ original, reason_code: 'R03' }] });
+    const ing = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/returns', headers: t.headers, payload: { file: ret } });
+    expect(ing.statusCode).toBe(200);
+    expect(ing.json().data).toEqual([expect.objectContaining({ payment_id: created.id, return_reason_code: 'R03', action: 'reversed' })]);
+    const after = (await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${created.id}`, headers: t.headers })).json().data;
+    expect(after).toMatchObject({ status: 'returned', failure: { code: 'R03' }, compensation_executed: true });
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '500.00' });
+    // Another user's return file cannot touch this payment.
+    const stranger = await createTestUser();
+    const other = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/returns', headers: stranger.headers, payload: { file: ret } });
+    expect(other.json().data[0].action).toBe('unmatched');
+  });
+
+  it('SEPA CT rejected with AC04 voids the reservation; the pacs.002 carries the reason', async () => {
+    const acct = await openFundedAccount(t, t.headers, '300.00', 'EUR');
+    const created = (await pay({ account_id: acct, amount: '100.00', currency: 'EUR', rail: 'sepa_ct', creditor_account: de(), memo: 'REJECT:AC04' })).json().data;
+    const done = await finish(created.id, created.workflow_id);
+    expect(done).toMatchObject({ status: 'rejected', failure: { code: 'AC04' }, compensation_executed: true });
+    expect(done.rail_message).toContain('pacs.008.001.08');
+    expect(done.status_report).toContain('<TxSts>RJCT</TxSts>');
+    expect(done.status_report).toContain('<Cd>AC04</Cd>');
+    expect(await balance(t, t.headers, acct, 'EUR')).toMatchObject({ total_balance: '300.00', available_balance: '300.00', reserved_balance: '0.00' });
+  });
+
+  it('Fedwire, RTP and FedNow complete with the money posted; instant rails settle with ACSC', async () => {
+    const acct = await openFundedAccount(t, t.headers, '10000.00');
+    for (const [rail, amount] of [['fedwire', '2500.00'], ['rtp', '10.00'], ['fednow', '20.00']] as const) {
+      const created = (await pay({ account_id: acct, amount, currency: 'USD', rail, creditor_account: us() })).json().data;
+      const done = await finish(created.id, created.workflow_id);
+      expect(done.status, rail).toBe('completed');
+      expect(done.rail_message).toContain('<ClrSysMmbId>');
+      expect(done.status_report).toContain('<TxSts>ACSC</TxSts>');
+    }
+    expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '7470.00' });
+  });
+
+  it('auto routing explains its choice; SWIFT settles next business day; sanctions and TIMEOUT compensate', async () => {
+    const acct = await openFundedAccount(t, t.headers, '1000.00', 'EUR');
+    const auto = (await pay({ account_id: acct, amount: '10.00', currency: 'EUR', rail: 'auto', urgency: 'instant', creditor_account: de() })).json().data;
+    expect(auto.routing.rail).toBe('sepa_instant');
+    expect(auto.routing.reason).toMatch(/instant/);
+    expect((await finish(auto.id, auto.workflow_id)).status).toBe('completed');
+
+    const swift = (await pay({ account_id: acct, amount: '10.00', currency: 'EUR', rail: 'swift', creditor_account: { name: 'Ana', iban: 'BR1800360305000010009795493C1', bic: 'BRASBRRJXXX' } })).json().data;
+    expect((await finish(swift.id, swift.workflow_id)).status).toBe('completed');
+
+    const sanctioned = (await pay({ account_id: acct, amount: '10.00', currency: 'EUR', rail: 'sepa_instant', creditor_account: de({ name: 'Sanctioned Trading Ltd' }) })).json().data;
+    expect(await finish(sanctioned.id, sanctioned.workflow_id)).toMatchObject({ status: 'failed', failure: { code: 'SANCTIONS_HIT' }, compensation_executed: true });
+
+    const timeout = (await pay({ account_id: acct, amount: '10.00', currency: 'EUR', rail: 'sepa_ct', creditor_account: de(), memo: 'TIMEOUT' })).json().data;
+    expect(await finish(timeout.id, timeout.workflow_id)).toMatchObject({ status: 'failed', failure: { code: 'SETTLEMENT_TIMEOUT' }, compensation_executed: true });
+    expect(await balance(t, t.headers, acct, 'EUR')).toMatchObject({ total_balance: '980.00', reserved_balance: '0.00' });
+  });
+
+  it('refuses bad input with 4xx and hides other users\' payments', async () => {
+    const acct = await openFundedAccount(t, t.headers, '100.00');
+    const bad = async (body: Record<string, unknown>, code: string, status = 422) => {
+      const r = await pay({ account_id: acct, amount: '1.00', currency: 'USD', rail: 'ach_standard', creditor_account: us(), ...body });
+      expect(r.statusCode, code).toBe(status);
+      expect(r.json().errors[0].code).toBe(code);
+    };
+    await bad({ amount: '1.001' }, 'AMOUNT_PRECISION');
+    await bad({ amount: '0' }, 'AMOUNT_NOT_POSITIVE');
+    await bad({ amount: 5 }, 'VALIDATION_ERROR');
+    await bad({ creditor_account: us({ routing_number: '021000022' }) }, 'INVALID_ROUTING_NUMBER');
+    await bad({ rail: 'rtp', amount: '20000000.00' }, 'RAIL_NOT_ELIGIBLE');
+    await bad({ rail: 'sepa_ct' }, 'RAIL_NOT_ELIGIBLE');
+    await bad({ extra: 1 }, 'VALIDATION_ERROR');
+    const stranger = await createTestUser();
+    await bad({ account_id: (await openFundedAccount(t, stranger.headers, '0')) }, 'ACCOUNT_NOT_FOUND', 404);
+    const mine = (await pay({ account_id: acct, amount: '1.00', currency: 'USD', rail: 'rtp', creditor_account: us() })).json().data;
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${mine.id}`, headers: stranger.headers })).statusCode).toBe(404);
+    await env.client.workflow.getHandle(mine.workflow_id).result();
+  });
+});

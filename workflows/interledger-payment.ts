@@ -1,0 +1,27 @@
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { InterledgerActivities } from '../activities/interledger';
+
+const acts = proxyActivities<InterledgerActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 10 },
+});
+
+/** check quote → reserve → send ILP Prepare → post on Fulfill, void on Reject (compensation). */
+export async function interledgerPaymentWorkflow(input: { paymentId: string }): Promise<{ status: 'completed' | 'failed'; code?: string }> {
+  const base = { paymentId: input.paymentId, workflowId: workflowInfo().workflowId };
+  try {
+    await acts.checkIlpQuote({ ...base, nowMs: Date.now() });
+    await acts.reserveIlpPayment(base);
+    const r = await acts.sendIlpPayment({ ...base, nowMs: Date.now() });
+    if (!r.fulfilled) throw ApplicationFailure.nonRetryable(r.message ?? 'rejected', `ILP_${r.code ?? 'F00'}`);
+    await acts.postIlpPayment(base);
+    return { status: 'completed' };
+  } catch (err) {
+    let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
+    while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
+    const code = e instanceof ApplicationFailure ? (e.type ?? 'ILP_FAILED') : 'ILP_FAILED';
+    const reason = (e as Error | undefined)?.message ?? 'unknown error';
+    await acts.compensateIlpPayment({ ...base, code, reason });
+    return { status: 'failed', code };
+  }
+}
