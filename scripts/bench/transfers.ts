@@ -46,7 +46,8 @@ async function waitForHealth(base: string) {
 }
 
 function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), script], {
+  // node itself runs the script (tsx as a loader): signals reach the process, no wrapper is left behind.
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

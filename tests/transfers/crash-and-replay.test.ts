@@ -31,7 +31,8 @@ afterAll(async () => {
 
 /** `npm run worker` as a separate process, so the test can kill it like a crash would. */
 function spawnWorkerProcess(taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'worker/main.ts'], {
+  // node itself runs the worker (tsx as a loader), so SIGKILL kills the worker and not a wrapper.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,6 +69,7 @@ describe('worker crash', () => {
 
     child.kill('SIGKILL');
     await new Promise((res) => child.once('exit', res));
+    expect(() => process.kill(child.pid!, 0)).toThrow(); // really gone, no orphan polling on
     workers.push(await startTestWorker(queue));
     await t.app.inject({ method: 'POST', url: `/api/v2/transfers/${id}/review`, headers: admin.headers, payload: { decision: 'approve' } });
     const done = await waitForTransfer(t, t.headers, id, settled, 30_000);
