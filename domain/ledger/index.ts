@@ -49,6 +49,8 @@ export interface PostEntryInput {
   metadata?: Record<string, unknown>;
   /** Owner recorded on the entry (events of customer lines carry their account's owner). */
   userId?: string | null;
+  /** The entry's id (je_...), when the caller needs it before posting; generated otherwise. */
+  entryId?: string;
 }
 
 export type EntryStatus = 'pending' | 'posted' | 'voided';
@@ -179,7 +181,8 @@ function requireKey(key: unknown, what = 'idempotency key'): string {
 
 const LINE_TYPES = new Set(['deposit', 'withdrawal', 'transfer_in', 'transfer_out', 'fee', 'reversal']);
 
-function entryPayload(input: PostEntryInput): Record<string, unknown> {
+/** The JSON the posting function takes (validated here first); for callers that post inside a larger statement. */
+export function entryPayload(input: PostEntryInput): Record<string, unknown> {
   if (!input || typeof input !== 'object') invalid('entry input is required');
   if (!ENVIRONMENTS.includes(input.environment)) invalid('environment must be sandbox or production');
   requireKey(input.idempotencyKey);
@@ -220,6 +223,7 @@ function entryPayload(input: PostEntryInput): Record<string, unknown> {
     pending: input.pending === true,
     pending_timeout_seconds: input.pendingTimeoutSeconds ?? null,
     user_id: input.userId ?? null,
+    entry_id: input.entryId ?? null,
     lines,
   };
 }
@@ -329,7 +333,7 @@ export type LedgerAccountKind = 'customer' | SystemAccountKind | 'internal';
 export type LedgerAccountStatus = 'active' | 'frozen' | 'closed';
 
 /** System accounts are split in this many shards (migration seeds shards 0..7). */
-export const SYSTEM_ACCOUNT_SHARDS = 8;
+export const SYSTEM_ACCOUNT_SHARDS = 32;
 export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = ['funding', 'fee_revenue', 'suspense', 'settlement'];
 const SYSTEM_NORMAL: Record<SystemAccountKind, Direction> = { funding: 'debit', settlement: 'debit', fee_revenue: 'credit', suspense: 'credit' };
 
@@ -454,7 +458,7 @@ export function shardFor(shardKey: string, shards = SYSTEM_ACCOUNT_SHARDS): numb
 const systemCache = new Map<string, string>();
 
 /**
- * Ledger account id of a system account. Each (environment, asset, kind) is split in 8 shards so
+ * Ledger account id of a system account. Each (environment, asset, kind) is split in 32 shards so
  * concurrent postings do not queue on one row lock: pass the idempotency key (or any per-operation
  * key) as shardKey to spread load; without it, shard 0. Shards exist for seeded assets and are
  * created on first use for others.

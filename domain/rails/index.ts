@@ -218,7 +218,7 @@ export async function getRailPayment(id: string, scope: { userId?: string; envir
 
 export async function railPaymentHistory(id: string, client: Queryable = getPool()): Promise<RailPaymentEvent[]> {
   const { rows } = await client.query<{ status: string; detail: Record<string, unknown>; occurred_at: Date }>(
-    'SELECT status, detail, occurred_at FROM rail_payment_events WHERE payment_id = $1 ORDER BY occurred_at, id',
+    'SELECT status, detail, occurred_at FROM rail_payment_events WHERE payment_id = $1 ORDER BY seq',
     [id],
   );
   return rows.map((r) => ({ status: r.status, detail: r.detail, occurredAt: r.occurred_at }));

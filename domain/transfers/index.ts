@@ -3,7 +3,7 @@ import { ensureCustomerLedgerAccount } from '../accounts';
 import { getAsset, type Asset } from '../assets';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
 import { writeOutboxEvents } from '../events/outbox';
-import { LedgerError, postEntry, systemAccount, type Entry, type LineInput } from '../ledger';
+import { LedgerError, entryPayload, systemAccount, toLedgerError, type Entry, type LineInput } from '../ledger';
 import { AmountError, DecimalMoney, isZeroAmount, parseAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { newId } from '../platform/ids';
@@ -270,37 +270,81 @@ function mapLedgerError(err: unknown): never {
  * in one database transaction. Insufficient funds, a frozen account and the like roll it all back.
  */
 export async function createImmediateTransfer(input: CreateTransferInput): Promise<Transfer> {
-  return withTransaction(async (c) => {
-    const parties = await resolveParties(input, c);
-    const id = newId('txfr');
-    const fee = await transferFee(parties.asset.code, parties.amount, parties.asset.precision, c);
-    const lines = await buildTransferLines(
-      { id, environment: input.environment, fromAccountId: parties.from.id, toAccountId: parties.to.id, assetCode: parties.asset.code, amount: parties.amount, feeAmount: fee },
-      c,
-      { from: parties.from.ledgerAccountId, to: parties.to.ledgerAccountId },
-    );
-    const entry = await postEntry(
-      {
-        environment: input.environment,
-        idempotencyKey: `transfer:${id}`,
-        type: 'transfer',
-        reference: input.reference ?? undefined,
-        description: input.description ?? undefined,
-        lines,
-        userId: input.userId,
-        metadata: { transfer_id: id },
-      },
-      c,
-    ).catch(mapLedgerError);
-    const t = await insertTransfer(c, id, input, parties, fee, {
-      status: 'completed',
-      entryId: entry.id,
-      completed: true,
-      workflowId: null,
-    });
-    await emitTransferEvents(c, t, ['transfer.created', 'transfer.completed']);
-    return t;
+  const pool = getPool();
+  // Reads outside any transaction: the ledger re-checks status and funds under its row locks.
+  const parties = await resolveParties(input, pool);
+  const id = newId('txfr');
+  const entryId = newId('je');
+  const fee = await transferFee(parties.asset.code, parties.amount, parties.asset.precision);
+  const lines = await buildTransferLines(
+    { id, environment: input.environment, fromAccountId: parties.from.id, toAccountId: parties.to.id, assetCode: parties.asset.code, amount: parties.amount, feeAmount: fee },
+    pool,
+    { from: parties.from.ledgerAccountId, to: parties.to.ledgerAccountId },
+  );
+  const payload = entryPayload({
+    environment: input.environment,
+    idempotencyKey: `transfer:${id}`,
+    entryId,
+    type: 'transfer',
+    reference: input.reference ?? undefined,
+    description: input.description ?? undefined,
+    lines,
+    userId: input.userId,
+    metadata: { transfer_id: id },
   });
+  const eventData = {
+    transfer_id: id,
+    from_account: parties.from.id,
+    to_account: parties.to.id,
+    amount: parties.amount,
+    asset_code: parties.asset.code,
+    fee,
+    status: 'completed',
+    reference: input.reference ?? null,
+    workflow_id: null,
+    failure_code: null,
+    failure_reason: null,
+  };
+  // One statement, hence one transaction and one round trip: the transfer row, its events and the
+  // ledger posting succeed or fail together (insufficient funds leaves nothing behind).
+  try {
+    const { rows } = await pool.query<Row>(
+      `WITH t AS (
+         INSERT INTO transfers (id, environment, user_id, from_account_id, to_account_id, asset_code, amount, fee_amount, status,
+                                reference, description, metadata, entry_id, estimated_completion, completed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'completed', $9, $10, $11, $12, now(), now())
+         RETURNING *
+       ), ev AS (
+         INSERT INTO outbox_events (id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at)
+         SELECT x.id, x.type, $2, $3, 'transfer', $1, $13::jsonb, clock_timestamp() + make_interval(secs => x.n * 0.001)
+         FROM (VALUES ($14, 'transfer.created', 0), ($15, 'transfer.completed', 1)) x(id, type, n)
+         RETURNING 1
+       )
+       SELECT t.*, $16::int AS precision, ledger_post_entry($17::jsonb) IS NOT NULL AS posted, (SELECT count(*) FROM ev) AS events FROM t`,
+      [
+        id,
+        input.environment,
+        input.userId,
+        parties.from.id,
+        parties.to.id,
+        parties.asset.code,
+        parties.amount,
+        fee,
+        input.reference ?? null,
+        input.description ?? null,
+        JSON.stringify(input.metadata ?? {}),
+        entryId,
+        JSON.stringify(eventData),
+        newId('evt'),
+        newId('evt'),
+        parties.asset.precision,
+        JSON.stringify(payload),
+      ],
+    );
+    return toTransfer(rows[0]);
+  } catch (err) {
+    mapLedgerError(toLedgerError(err));
+  }
 }
 
 async function insertTransfer(

@@ -98,10 +98,11 @@ export async function benchTransfers(): Promise<void> {
         accounts.push(a.data.uuid as string);
         await call(`/api/v2/accounts/${a.data.uuid}/deposit`, { amount: '1000000000.00', asset_code: 'USD' });
       }
-      const pair = (i: number) => {
-        const from = accounts[i % ACCOUNTS];
-        const to = accounts[(i + 1 + (Math.floor(i / ACCOUNTS) % (ACCOUNTS - 1))) % ACCOUNTS];
-        return { from_account: from, to_account: to };
+      // Random distinct pairs: customers pay each other independently.
+      const pair = (_i: number) => {
+        const a = Math.floor(Math.random() * ACCOUNTS);
+        const b = (a + 1 + Math.floor(Math.random() * (ACCOUNTS - 1))) % ACCOUNTS;
+        return { from_account: accounts[a], to_account: accounts[b] };
       };
       const syncTransfer = async (i: number) => {
         await call('/api/v2/transfers', { ...pair(i), amount: '10.00', asset_code: 'USD', workflow_enabled: false });

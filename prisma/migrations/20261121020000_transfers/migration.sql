@@ -41,7 +41,9 @@ CREATE TABLE "transfers" (
   "metadata"              JSONB NOT NULL DEFAULT '{}',
   "workflow_id"           TEXT,
   -- The journal entry that moves the money (pending while the workflow runs, then posted or voided).
-  "entry_id"              TEXT REFERENCES "journal_entries" ("id"),
+  -- Deferred: an immediate transfer is written before its entry, so the ledger locks are held only
+  -- for the posting itself and the commit.
+  "entry_id"              TEXT REFERENCES "journal_entries" ("id") DEFERRABLE INITIALLY DEFERRED,
   "reversal_entry_id"     TEXT REFERENCES "journal_entries" ("id"),
   "failure_code"          TEXT,
   "failure_reason"        TEXT,

@@ -40,6 +40,8 @@ CREATE INDEX "rail_payments_ach_pending_idx" ON "rail_payments" ("environment", 
 -- Every state change of a rail payment, with its time and detail (the payment's history).
 CREATE TABLE "rail_payment_events" (
   "id"          TEXT PRIMARY KEY,
+  -- Orders events written in the same millisecond (occurred_at ties).
+  "seq"         BIGSERIAL NOT NULL,
   "payment_id"  TEXT NOT NULL REFERENCES "rail_payments" ("id"),
   "status"      TEXT NOT NULL,
   "detail"      JSONB NOT NULL DEFAULT '{}',
