@@ -76,3 +76,12 @@ export function report(label: string, run: Run): number {
   );
   return rate;
 }
+
+/** The Temporal runtime can be installed once per process; several benches share it. */
+let runtimeInstalled = false;
+export async function installQuietTemporalRuntime(): Promise<void> {
+  if (runtimeInstalled) return;
+  const { DefaultLogger, Runtime } = await import('@temporalio/worker');
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}

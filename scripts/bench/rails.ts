@@ -3,7 +3,7 @@
 // post) on a local Temporal dev server and its own database. Run: npx tsx scripts/bench/rails.ts
 import { pathToFileURL } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createAccount, ensureCustomerLedgerAccount } from '../../domain/accounts';
 import { abaCheckDigit, buildNachaFile } from '../../domain/ach/nacha';
@@ -16,7 +16,7 @@ import { findTemporalCli } from '../../domain/temporal/binaries';
 import { closeTemporal, getTemporalClient } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { WORKFLOWS_PATH } from '../../worker';
-import { withBenchDatabase } from './common';
+import { installQuietTemporalRuntime, withBenchDatabase } from './common';
 
 const PAYMENTS = Number.parseInt(process.env.BENCH_RAIL_PAYMENTS ?? '200', 10);
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '16', 10);
@@ -46,7 +46,7 @@ export async function benchRails(): Promise<void> {
     console.log('rail payments per second: skipped (Temporal CLI not found)');
     return;
   }
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  await installQuietTemporalRuntime();
   const temporal = await TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
   });

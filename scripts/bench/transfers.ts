@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApiKey } from '../../domain/auth/api-keys';
 import { registerUser } from '../../domain/auth/users';
 import { closePrisma } from '../../domain/db/prisma';
@@ -17,7 +17,7 @@ import { getPool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { findTemporalCli } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
-import { drive, report, withBenchDatabase } from './common';
+import { drive, installQuietTemporalRuntime, report, withBenchDatabase } from './common';
 
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '64', 10);
 const SECONDS = Number.parseInt(process.env.BENCH_SECONDS ?? '10', 10);
@@ -56,7 +56,7 @@ function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
 }
 
 export async function benchTransfers(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  await installQuietTemporalRuntime();
   const cli = findTemporalCli();
   if (!cli) throw new Error('Temporal CLI not found (npm ci installs it)');
   const temporal = await TestWorkflowEnvironment.createLocal({

@@ -8,7 +8,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createAccount } from '../../domain/accounts';
 import { registerUser } from '../../domain/auth/users';
 import { closePrisma } from '../../domain/db/prisma';
@@ -18,7 +17,7 @@ import { findTemporalCli } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { createWebhook } from '../../domain/webhooks';
 import { createWorker } from '../../worker';
-import { percentile, withBenchDatabase } from './common';
+import { installQuietTemporalRuntime, percentile, withBenchDatabase } from './common';
 
 const EVENTS = Number.parseInt(process.env.BENCH_EVENTS ?? '100', 10);
 // Each endpoint receives every event; at most 100 per endpoint keeps the run under the ceiling.
@@ -26,7 +25,7 @@ const ENDPOINTS = Number.parseInt(process.env.BENCH_ENDPOINTS ?? '20', 10);
 const WRITERS = 16;
 
 export async function benchWebhooks(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  await installQuietTemporalRuntime();
   const cli = findTemporalCli();
   if (!cli) throw new Error('Temporal CLI not found (npm ci installs it)');
   process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
