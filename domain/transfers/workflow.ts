@@ -1,8 +1,6 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { withTransaction } from '../db/pool';
-import { loadConfig } from '../platform/config';
 import { getTemporalClient } from '../temporal/client';
-import { SA } from '../temporal/search-attributes';
+import { startMoneyWorkflow } from '../temporal/start';
 import type { TransferProgress } from '../../workflows/transfer';
 import { emitTransferEvents, lockTransfer, updateTransfer, type Transfer } from './index';
 
@@ -12,37 +10,24 @@ import { emitTransferEvents, lockTransfer, updateTransfer, type Transfer } from 
  * reserved yet) and the error is rethrown.
  */
 export async function startTransferWorkflow(t: Transfer): Promise<void> {
-  const client = await getTemporalClient();
-  try {
-    await client.workflow.start('transferWorkflow', {
-      taskQueue: loadConfig().taskQueue,
-      workflowId: t.workflowId!,
-      args: [{ transferId: t.id, reviewTimeoutMs: Number(process.env.TRANSFER_REVIEW_TIMEOUT_MS ?? 24 * 3600 * 1000) }],
-      typedSearchAttributes: [
-        { key: SA.transferId, value: t.id },
-        { key: SA.accountIds, value: [t.fromAccountId, t.toAccountId] },
-        { key: SA.assetCode, value: t.assetCode },
-        { key: SA.amount, value: t.amount },
-        { key: SA.businessStatus, value: 'pending' },
-        { key: SA.environment, value: t.environment },
-        { key: SA.userId, value: t.userId },
-      ],
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-    await withTransaction(async (c) => {
-      const locked = await lockTransfer(c, t.id);
-      if (locked.status !== 'pending') return;
-      const failed = await updateTransfer(c, t.id, {
-        status: 'failed',
-        failure_code: 'WORKFLOW_START_FAILED',
-        failure_reason: 'The transfer could not be started; nothing was moved',
-        failed_at: 'now',
-      });
-      await emitTransferEvents(c, failed, ['transfer.failed', 'workflow.failed']);
-    });
-    throw err;
-  }
+  await startMoneyWorkflow({
+    workflowType: 'transferWorkflow',
+    workflowId: t.workflowId!,
+    args: [{ transferId: t.id, reviewTimeoutMs: Number(process.env.TRANSFER_REVIEW_TIMEOUT_MS ?? 24 * 3600 * 1000) }],
+    subject: { id: t.id, accountIds: [t.fromAccountId, t.toAccountId], assetCode: t.assetCode, amount: t.amount, environment: t.environment, userId: t.userId },
+    onStartFailed: () =>
+      withTransaction(async (c) => {
+        const locked = await lockTransfer(c, t.id);
+        if (locked.status !== 'pending') return;
+        const failed = await updateTransfer(c, t.id, {
+          status: 'failed',
+          failure_code: 'WORKFLOW_START_FAILED',
+          failure_reason: 'The transfer could not be started; nothing was moved',
+          failed_at: 'now',
+        });
+        await emitTransferEvents(c, failed, ['transfer.failed', 'workflow.failed']);
+      }),
+  });
 }
 
 /** Live progress of a running transfer workflow, or undefined when it cannot be asked. */
