@@ -3,7 +3,7 @@ import { getAsset } from '../assets';
 import { withTransaction } from '../db/pool';
 import { LedgerError, clientIdempotencyKey, postEntry, systemAccount, type Entry } from '../ledger';
 import { getTransaction, type Transaction } from '../ledger/transactions';
-import { AmountError, parseAmount } from '../money/amount';
+import { parseRequestAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { newId } from '../platform/ids';
 import { DomainError } from '../platform/errors';
@@ -34,13 +34,7 @@ export interface CashMovement {
 export async function moveCash(kind: 'deposit' | 'withdrawal', input: CashMovementInput): Promise<CashMovement> {
   const asset = await getAsset(input.assetCode);
   if (!asset) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
-  let amount: string;
-  try {
-    amount = parseAmount(input.amount, asset.precision);
-  } catch (err) {
-    if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, '/amount');
-    throw err;
-  }
+  const amount = parseRequestAmount(input.amount, asset.precision);
   return withTransaction(async (c) => {
     const account = await getAccount(input.userId, input.environment, input.accountId, c);
     if (!account) throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`);

@@ -4,9 +4,10 @@
  */
 import type pg from 'pg';
 import { getAsset } from '../assets';
+import { updateAssignments } from '../db/update';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
-import { AmountError, DecimalMoney, parseAmount } from '../money/amount';
+import { DecimalMoney, formatAmount, parseRequestAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -58,7 +59,6 @@ export interface IlpPayment {
   failedAt: Date | null;
 }
 
-const trim = (v: string, p: number) => new DecimalMoney(v).toFixed(p);
 
 const QUOTE_SELECT = `SELECT q.*, s.precision AS send_scale, r.precision AS receive_scale FROM ilp_quotes q
   JOIN assets s ON s.code = q.send_currency JOIN assets r ON r.code = q.receive_currency`;
@@ -70,10 +70,10 @@ function toQuote(r: Record<string, any>): IlpQuote {
     userId: r.user_id,
     receiver: r.receiver,
     walletAddress: r.wallet_address,
-    sendAmount: trim(r.send_amount, r.send_scale),
+    sendAmount: formatAmount(r.send_amount, r.send_scale),
     sendCurrency: r.send_currency,
-    feeAmount: trim(r.fee_amount, r.send_scale),
-    receiveAmount: trim(r.receive_amount, r.receive_scale),
+    feeAmount: formatAmount(r.fee_amount, r.send_scale),
+    receiveAmount: formatAmount(r.receive_amount, r.receive_scale),
     receiveCurrency: r.receive_currency,
     rate: new DecimalMoney(r.rate).toFixed(),
     expiresAt: r.expires_at,
@@ -124,13 +124,7 @@ export async function createQuote(input: { userId: string; environment: Environm
   if (!send) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.sendCurrency} is not supported`, '/send_currency');
   const recv = await getAsset(input.receiveCurrency);
   if (!recv) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.receiveCurrency} is not supported`, '/receive_currency');
-  let sendAmount: string;
-  try {
-    sendAmount = parseAmount(input.sendAmount, send.precision);
-  } catch (err) {
-    if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, '/send_amount');
-    throw err;
-  }
+  const sendAmount = parseRequestAmount(input.sendAmount, send.precision, '/send_amount');
   const wallet = walletAddressOf(input.receiver);
   if (!wallet) throw new DomainError(422, 'INVALID_RECEIVER', 'receiver must be a payment pointer ($wallet.example/alice) or an https wallet address', '/receiver');
   const [sr, rr] = await Promise.all([latestRate(send.code), latestRate(recv.code)]);
@@ -199,15 +193,7 @@ export async function lockIlpPayment(c: pg.PoolClient, id: string): Promise<IlpP
 }
 
 export async function updateIlpPayment(c: Queryable, id: string, fields: Record<string, unknown>): Promise<IlpPayment> {
-  const sets = ['updated_at = now()'];
-  const values: unknown[] = [id];
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === 'now') sets.push(`${k} = now()`);
-    else {
-      values.push(k === 'packets' ? JSON.stringify(v) : v);
-      sets.push(`${k} = $${values.length}`);
-    }
-  }
-  const { rows } = await c.query(`UPDATE ilp_payments SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+  const { sets, values } = updateAssignments(id, fields);
+  const { rows } = await c.query(`UPDATE ilp_payments SET ${sets} WHERE id = $1 RETURNING *`, values);
   return toPayment(rows[0]);
 }

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { DomainError } from '../platform/errors';
 
 // 40 significant digits cover NUMERIC(38,18) exactly; decimal.js never rounds our sums.
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
@@ -71,3 +72,16 @@ export function isZeroAmount(a: string): boolean {
 }
 
 export { D as DecimalMoney };
+
+/**
+ * parseAmount for request input: a refusal becomes a 422 DomainError pointing at the body field,
+ * so every endpoint reports bad amounts the same way.
+ */
+export function parseRequestAmount(value: unknown, precision: number, pointer = '/amount'): string {
+  try {
+    return parseAmount(value, precision);
+  } catch (err) {
+    if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, pointer);
+    throw err;
+  }
+}

@@ -4,9 +4,10 @@
  */
 import type pg from 'pg';
 import { getAsset } from '../assets';
+import { updateAssignments } from '../db/update';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
-import { AmountError, parseAmount } from '../money/amount';
+import { formatAmount, parseRequestAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -92,10 +93,6 @@ interface Row {
 
 const SELECT = `SELECT p.*, a.precision FROM rail_payments p JOIN assets a ON a.code = p.currency`;
 
-function trimTo(value: string, precision: number): string {
-  const [int, frac = ''] = value.split('.');
-  return precision === 0 ? int : `${int}.${frac.padEnd(precision, '0').slice(0, precision)}`;
-}
 
 function toPayment(r: Row): RailPayment {
   return {
@@ -105,7 +102,7 @@ function toPayment(r: Row): RailPayment {
     accountId: r.account_id,
     rail: r.rail,
     requestedRail: r.requested_rail,
-    amount: trimTo(r.amount, r.precision),
+    amount: formatAmount(r.amount, r.precision),
     currency: r.currency,
     status: r.status,
     creditor: r.creditor,
@@ -169,13 +166,7 @@ export async function recordRailEvent(c: Queryable, p: RailPayment, status: stri
 export async function createRailPayment(input: CreateRailPaymentInput): Promise<RailPayment> {
   const asset = await getAsset(input.currency);
   if (!asset || asset.type !== 'fiat') throw new DomainError(422, 'UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
-  let amount: string;
-  try {
-    amount = parseAmount(input.amount, asset.precision);
-  } catch (err) {
-    if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, '/amount');
-    throw err;
-  }
+  const amount = parseRequestAmount(input.amount, asset.precision);
   validateCreditor(input.creditor);
   const urgency = input.urgency ?? 'standard';
   let routing: RoutingDecision;
@@ -255,17 +246,9 @@ type Fields = Partial<{
 }>;
 
 export async function updateRailPayment(c: Queryable, id: string, fields: Fields): Promise<RailPayment> {
-  const sets: string[] = ['updated_at = now()'];
-  const values: unknown[] = [id];
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === 'now') sets.push(`${k} = now()`);
-    else {
-      values.push(v);
-      sets.push(`${k} = $${values.length}`);
-    }
-  }
+  const { sets, values } = updateAssignments(id, fields);
   const { rows } = await c.query<Row>(
-    `WITH p AS (UPDATE rail_payments SET ${sets.join(', ')} WHERE id = $1 RETURNING *)
+    `WITH p AS (UPDATE rail_payments SET ${sets} WHERE id = $1 RETURNING *)
      SELECT p.*, a.precision FROM p JOIN assets a ON a.code = p.currency`,
     values,
   );

@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import { ensureCustomerLedgerAccount } from '../accounts';
 import { getAsset, type Asset } from '../assets';
+import { updateAssignments } from '../db/update';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
 import { writeOutboxEvents } from '../events/outbox';
 import { LedgerError, entryPayload, systemAccount, toLedgerError, type Entry, type LineInput } from '../ledger';
-import { AmountError, DecimalMoney, isZeroAmount, parseAmount } from '../money/amount';
+import { DecimalMoney, formatAmount, isZeroAmount, parseRequestAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { newId } from '../platform/ids';
 import { DomainError as TransferError } from '../platform/errors';
@@ -70,10 +71,6 @@ interface Row {
 // Amounts are stored at 18 decimals; they are shown at the asset's precision.
 const SELECT = `SELECT t.*, a.precision FROM transfers t JOIN assets a ON a.code = t.asset_code`;
 
-function trimTo(value: string, precision: number): string {
-  const [int, frac = ''] = value.split('.');
-  return precision === 0 ? int : `${int}.${frac.padEnd(precision, '0').slice(0, precision)}`;
-}
 
 function toTransfer(r: Row): Transfer {
   return {
@@ -83,8 +80,8 @@ function toTransfer(r: Row): Transfer {
     fromAccountId: r.from_account_id,
     toAccountId: r.to_account_id,
     assetCode: r.asset_code,
-    amount: trimTo(r.amount, r.precision),
-    feeAmount: trimTo(r.fee_amount, r.precision),
+    amount: formatAmount(r.amount, r.precision),
+    feeAmount: formatAmount(r.fee_amount, r.precision),
     status: r.status,
     reference: r.reference,
     description: r.description,
@@ -141,13 +138,7 @@ interface Parties {
 async function resolveParties(input: CreateTransferInput, client: Queryable): Promise<Parties> {
   const asset = await getAsset(input.assetCode);
   if (!asset) throw new TransferError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
-  let amount: string;
-  try {
-    amount = parseAmount(input.amount, asset.precision);
-  } catch (err) {
-    if (err instanceof AmountError) throw new TransferError(422, err.code, err.message, '/amount');
-    throw err;
-  }
+  const amount = parseRequestAmount(input.amount, asset.precision);
   if (input.fromAccountId === input.toAccountId) {
     throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
   }
@@ -440,17 +431,9 @@ export async function updateTransfer(
     failed_at: 'now';
   }>,
 ): Promise<Transfer> {
-  const sets: string[] = ['updated_at = now()'];
-  const values: unknown[] = [id];
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === 'now') sets.push(`${k} = now()`);
-    else {
-      values.push(v);
-      sets.push(`${k} = $${values.length}`);
-    }
-  }
+  const { sets, values } = updateAssignments(id, fields);
   const { rows } = await c.query<Row>(
-    `WITH t AS (UPDATE transfers SET ${sets.join(', ')} WHERE id = $1 RETURNING *)
+    `WITH t AS (UPDATE transfers SET ${sets} WHERE id = $1 RETURNING *)
      SELECT t.*, a.precision FROM t JOIN assets a ON a.code = t.asset_code`,
     values,
   );
