@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, defineQuery, defineSignal, log, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { RailActivities } from '../activities/rails';
 import { SA } from '../domain/temporal/search-attributes';
 
@@ -30,6 +30,9 @@ export const railProgressQuery = defineQuery<RailPaymentProgress>('progress');
 export const railSettlementSignal = defineSignal<[RailSettlementSignal]>('railSettlement');
 /** An ACH return ingested from a return file. */
 export const achReturnSignal = defineSignal<[AchReturnSignal]>('achReturn');
+
+/** While past the expected settlement, how often the workflow asks the rail again. */
+const SETTLEMENT_POLL_MS = 3600 * 1000;
 
 const acts = proxyActivities<RailActivities>({
   startToCloseTimeout: '30 seconds',
@@ -98,10 +101,18 @@ export async function railPaymentWorkflow(input: RailPaymentWorkflowInput): Prom
         ? { status: settlement.status === 'ACSC' ? 'settled' : 'rejected', reasonCode: settlement.reasonCode ?? null }
         : await acts.checkRailSettlement({ ...base, nowMs: Date.now() });
       if (outcome.status === 'pending') {
-        await condition(() => settlement !== undefined, grace);
-        outcome = settlement
-          ? { status: settlement.status === 'ACSC' ? 'settled' : 'rejected', reasonCode: settlement.reasonCode ?? null }
-          : await acts.checkRailSettlement({ ...base, nowMs: Date.now() });
+        const fromSignal = (s: RailSettlementSignal) => ({ status: s.status === 'ACSC' ? 'settled' : 'rejected', reasonCode: s.reasonCode ?? null });
+        if (patched('rail-settlement-hourly-poll')) {
+          // Late settlement (e.g. an ACH entry that only made the next file) is seen within the hour, not at the end of the grace.
+          const deadline = Date.now() + grace;
+          while (outcome.status === 'pending' && Date.now() < deadline) {
+            await condition(() => settlement !== undefined, Math.max(1, Math.min(SETTLEMENT_POLL_MS, deadline - Date.now())));
+            outcome = settlement ? fromSignal(settlement) : await acts.checkRailSettlement({ ...base, nowMs: Date.now() });
+          }
+        } else {
+          await condition(() => settlement !== undefined, grace);
+          outcome = settlement ? fromSignal(settlement) : await acts.checkRailSettlement({ ...base, nowMs: Date.now() });
+        }
       }
       if (outcome.status === 'rejected') throw new RailFailure('rejected', outcome.reasonCode ?? 'RJCT', settlement?.reason ?? 'rejected by the rail at settlement');
       if (outcome.status !== 'settled') throw new RailFailure('failed', 'SETTLEMENT_TIMEOUT', 'the rail did not confirm settlement in time');

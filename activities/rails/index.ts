@@ -55,6 +55,7 @@ export function submissionOf(p: RailPayment, nowMs: number): RailSubmission {
     endToEndId: p.endToEndId,
     traceNumber: p.traceNumber,
     settleAtMs: p.expectedSettlementAt ? p.expectedSettlementAt.getTime() : nowMs,
+    achFileTransmitted: p.achFileTransmittedAt !== null,
     nowMs,
   };
 }

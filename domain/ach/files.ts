@@ -51,7 +51,9 @@ function batchesOf(entries: Array<NachaEntryInput & { sec_code: SecCode; effecti
 /** File id modifier: A-Z then 0-9 per environment and UTC day (NACHA's duplicate-file guard). */
 async function nextModifier(c: Queryable, environment: Environment, now: Date): Promise<string> {
   const { rows } = await c.query<{ n: string }>(
-    `SELECT count(*)::text AS n FROM ach_files WHERE environment = $1 AND created_at >= date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+    `SELECT count(*)::text AS n FROM ach_files WHERE environment = $1
+       AND created_at >= date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+       AND created_at < (date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC'`,
     [environment, now],
   );
   return 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'[parseInt(rows[0].n, 10) % 36];
@@ -114,9 +116,10 @@ export async function buildAchFile(input: {
     });
     const id = newId('achf');
     await c.query(
-      `INSERT INTO ach_files (id, environment, user_id, status, file_id_modifier, content, entry_count, total_debit, total_credit, entry_hash, summary)
-       VALUES ($1, $2, $3, 'built', $4, $5, $6, $7, $8, $9, $10)`,
-      [id, input.environment, input.userId, modifier, content, summary.entry_count, summary.total_debit, summary.total_credit, summary.entry_hash, JSON.stringify({ ...summary, payment_ids: rows.map((r) => r.id) })],
+      // created_at is the header's File Creation Date/Time (the caller's clock: a workflow's on a schedule run).
+      `INSERT INTO ach_files (id, environment, user_id, status, file_id_modifier, content, entry_count, total_debit, total_credit, entry_hash, summary, created_at)
+       VALUES ($1, $2, $3, 'built', $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [id, input.environment, input.userId, modifier, content, summary.entry_count, summary.total_debit, summary.total_credit, summary.entry_hash, JSON.stringify({ ...summary, payment_ids: rows.map((r) => r.id) }), input.now],
     );
     if (rows.length) await c.query('UPDATE rail_payments SET ach_file_id = $1, updated_at = now() WHERE id = ANY($2::text[])', [id, rows.map((r) => r.id)]);
     return { id, modifier, content, summary, paymentIds: rows.map((r) => r.id) };

@@ -41,6 +41,8 @@ export interface RailPayment {
   settlementDate: string | null;
   expectedSettlementAt: Date | null;
   achFileId: string | null;
+  /** When the ACH file carrying this entry went to the operator (null: not yet). */
+  achFileTransmittedAt: Date | null;
   failureCode: string | null;
   failureReason: string | null;
   compensationExecuted: boolean;
@@ -81,6 +83,7 @@ interface Row {
   settlement_date: string | null;
   expected_settlement_at: Date | null;
   ach_file_id: string | null;
+  ach_file_transmitted_at?: Date | null;
   failure_code: string | null;
   failure_reason: string | null;
   compensation_executed: boolean;
@@ -91,7 +94,9 @@ interface Row {
   precision: number;
 }
 
-const SELECT = `SELECT p.*, a.precision FROM rail_payments p JOIN assets a ON a.code = p.currency`;
+// The ACH file's transmission is part of the payment's state: the operator settles only transmitted entries.
+const SELECT = `SELECT p.*, a.precision, f.transmitted_at AS ach_file_transmitted_at FROM rail_payments p
+  JOIN assets a ON a.code = p.currency LEFT JOIN ach_files f ON f.id = p.ach_file_id`;
 
 
 function toPayment(r: Row): RailPayment {
@@ -120,6 +125,7 @@ function toPayment(r: Row): RailPayment {
     settlementDate: r.settlement_date,
     expectedSettlementAt: r.expected_settlement_at,
     achFileId: r.ach_file_id,
+    achFileTransmittedAt: r.ach_file_transmitted_at ?? null,
     failureCode: r.failure_code,
     failureReason: r.failure_reason,
     compensationExecuted: r.compensation_executed,
@@ -249,7 +255,7 @@ export async function updateRailPayment(c: Queryable, id: string, fields: Fields
   const { sets, values } = updateAssignments(id, fields);
   const { rows } = await c.query<Row>(
     `WITH p AS (UPDATE rail_payments SET ${sets} WHERE id = $1 RETURNING *)
-     SELECT p.*, a.precision FROM p JOIN assets a ON a.code = p.currency`,
+     SELECT p.*, a.precision, f.transmitted_at AS ach_file_transmitted_at FROM p JOIN assets a ON a.code = p.currency LEFT JOIN ach_files f ON f.id = p.ach_file_id`,
     values,
   );
   return toPayment(rows[0]);

@@ -1,45 +1,23 @@
-import { createRequire } from 'node:module';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createActivities } from '../../activities';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReturnFile, parseNachaFile } from '../../domain/ach/nacha';
 import { getPool } from '../../domain/db/pool';
 import { getEntry } from '../../domain/ledger';
-import { findTemporalTestServer } from '../../domain/temporal/binaries';
-import { closeTemporal } from '../../domain/temporal/client';
-import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
-import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createTestUser, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { parseWithAchLibrary, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
 
-const ach = createRequire(import.meta.url)('@ach/ach') as () => { getParser(f: string): { on(e: string, f: (x: unknown) => void): void; write(x: { string: string }): void } };
-
+let h: RailsHarness;
 let env: TestWorkflowEnvironment;
 let t: TestApp;
-let worker: Worker;
-let running: Promise<void>;
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: findTemporalTestServer()! } } });
-  // The time-skipping server starts without the platform's search attributes.
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: 'default',
-    searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, k.type === 'KEYWORD_LIST' ? 7 : 2])),
-  });
-  t = await createTestApp();
-  // Workflows started by the API go to the time-skipping server.
-  process.env.TEMPORAL_ADDRESS = env.address;
-  process.env.TEMPORAL_TASK_QUEUE = 'rails-test';
-  await closeTemporal();
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'rails-test', workflowBundle: { code: inject('workflowBundleCode') }, activities: createActivities() });
-  running = worker.run();
+  h = await startRailsHarness('rails-test');
+  ({ env, t } = h);
 }, 120_000);
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await t?.close();
-  await env?.teardown();
+  await h?.close();
 });
 
 const us = (extra: Record<string, unknown> = {}) => ({ name: 'Bob Payee', account_number: '123456789', routing_number: '021000021', ...extra });
@@ -76,6 +54,9 @@ describe('payment rails', () => {
     expect(r.statusCode).toBe(201);
     const created = r.json().data;
     expect(created).toMatchObject({ status: 'pending', rail: 'ach_standard', routing: { rail: 'ach_standard' } });
+    // The operator settles only entries it received: the entry goes out in the caller's file.
+    await waitForStatus(created.id, 'submitted');
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: t.headers, payload: { transmit: true } })).json().data.payment_ids).toEqual([created.id]);
     const done = await finish(created.id, created.workflow_id);
     expect(done).toMatchObject({ status: 'returned', failure: { code: 'R01', reason: 'Insufficient funds' }, compensation_executed: true });
     expect(done.rail_message).toHaveLength(94);
@@ -93,22 +74,13 @@ describe('payment rails', () => {
     const created = (await pay({ account_id: acct, amount: '120.50', currency: 'USD', rail: 'ach_same_day', creditor_account: us({ account_type: 'savings' }) })).json().data;
     // Before the file is built the payment is submitted; build the caller's file while the workflow waits.
     const handle = env.client.workflow.getHandle(created.workflow_id);
-    let s = '';
-    for (let i = 0; i < 200 && s !== 'submitted'; i++) {
-      s = (await getPool().query('SELECT status FROM rail_payments WHERE id = $1', [created.id])).rows[0].status;
-      if (s !== 'submitted') await new Promise((res) => setTimeout(res, 50));
-    }
-    expect(s).toBe('submitted');
+    await waitForStatus(created.id, 'submitted');
     const file = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: t.headers, payload: { transmit: true } });
     expect(file.statusCode).toBe(201);
     const f = file.json().data;
     expect(f.payment_ids).toEqual([created.id]);
     expect(f.status).toBe('transmitted');
-    const parsed: any = await new Promise((resolve) => {
-      const p = ach().getParser('ach');
-      p.on('data', resolve);
-      for (const l of f.content.split('\n').filter(Boolean)) p.write({ string: l });
-    });
+    const parsed = await parseWithAchLibrary(f.content);
     expect(parsed.batches[0].entries[0]).toMatchObject({ transactionCode: '32', amount: 12050 });
     expect(parsed.file.footer.totalCredit).toBe(12050);
     await handle.result();

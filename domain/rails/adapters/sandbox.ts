@@ -89,15 +89,16 @@ export class SandboxAchAdapter implements RailAdapter {
     return out(true);
   }
 
+  /** FedACH settles an entry on its effective date only if it reached the operator in a transmitted file. */
   async settlementStatus(s: RailSubmission): Promise<RailSettlementStatus> {
-    if (magic(s).timeout || s.nowMs < s.settleAtMs) return { status: 'pending', statusReport: null, reasonCode: null };
+    if (magic(s).timeout || !s.achFileTransmitted || s.nowMs < s.settleAtMs) return { status: 'pending', statusReport: null, reasonCode: null };
     return { status: 'settled', statusReport: null, reasonCode: null };
   }
 
   /** The RDFI's return arrives as a NACHA return file once the entry has settled. */
   async returns(s: RailSubmission): Promise<string | null> {
     const code = magic(s).returnCode;
-    if (!code || s.nowMs < s.settleAtMs) return null;
+    if (!code || !s.achFileTransmitted || s.nowMs < s.settleAtMs) return null;
     const rec = s.message;
     const original: NachaEntryInput & { trace_number: string } = {
       transaction_code: rec.slice(1, 3) as NachaEntryInput['transaction_code'],

@@ -15,6 +15,8 @@ export interface RailSubmission {
   endToEndId: string | null;
   traceNumber: string | null;
   settleAtMs: number;
+  /** ACH: the entry went to the operator in a transmitted file (an untransmitted entry never settles). */
+  achFileTransmitted: boolean;
   /** The workflow's clock (deterministic; in tests the skipped time). */
   nowMs: number;
 }
