@@ -235,9 +235,10 @@ export async function closeAccount(id: string, scope: AccountScope = {}, client?
   return inTransaction(client, async (c) => {
     const row = await lockAccount(c, id, scope);
     if (row.status === 'closed') return toAccount(row);
+    // Every chain book of an asset counts (domain/chains/books.ts): one entry per asset.
     const { rows } = await c.query<{ asset_code: string; nonzero: boolean; pending: boolean }>(
-      `SELECT asset_code, credits_posted <> debits_posted AS nonzero, (debits_pending <> 0 OR credits_pending <> 0) AS pending
-       FROM ledger_accounts WHERE account_id = $1 ORDER BY asset_code`,
+      `SELECT asset_code, bool_or(credits_posted <> debits_posted) AS nonzero, bool_or(debits_pending <> 0 OR credits_pending <> 0) AS pending
+       FROM ledger_accounts WHERE account_id = $1 GROUP BY asset_code ORDER BY asset_code`,
       [id],
     );
     const pending = rows.filter((r) => r.pending).map((r) => r.asset_code);
@@ -251,23 +252,27 @@ export async function closeAccount(id: string, scope: AccountScope = {}, client?
 /**
  * The customer account's ledger account for an asset (la_...), opened on first use: credit-normal,
  * no-overdraft, with the account's current status. Idempotent and race-safe (unique index on
- * account and asset; FOR SHARE on the account row orders it against a concurrent freeze/close).
+ * account, asset and chain; FOR SHARE on the account row orders it against a concurrent freeze/close).
+ * `chain` is the chain book: '' (the default) is the asset's home book that deposits, withdrawals,
+ * transfers and rails use; domain/chains/books.ts opens the other chains' books (and normalises
+ * the home chain to '').
  */
-export async function ensureCustomerLedgerAccount(accountId: string, assetCode: string, client: Queryable = getPool()): Promise<string> {
+export async function ensureCustomerLedgerAccount(accountId: string, assetCode: string, client: Queryable = getPool(), chain = ''): Promise<string> {
   const asset = await getAsset(assetCode);
   if (!asset) throw new AccountError('ASSET_NOT_FOUND', `unknown asset ${assetCode}`);
-  const existing = await client.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2', [accountId, asset.code]);
+  const find = 'SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2 AND chain = $3';
+  const existing = await client.query<{ id: string }>(find, [accountId, asset.code, chain]);
   if (existing.rows[0]) return existing.rows[0].id;
   const inserted = await client.query<{ id: string }>(
-    `INSERT INTO ledger_accounts (id, environment, asset_code, name, kind, normal_balance, no_overdraft, status, account_id, user_id)
-     SELECT $1, a.environment, $2, a.id || ' ' || $2, 'customer', 'credit', true, a.status, a.id, a.user_id
+    `INSERT INTO ledger_accounts (id, environment, asset_code, name, kind, normal_balance, no_overdraft, status, account_id, user_id, chain)
+     SELECT $1, a.environment, $2, a.id || ' ' || $2 || CASE WHEN $4::text = '' THEN '' ELSE '@' || $4::text END, 'customer', 'credit', true, a.status, a.id, a.user_id, $4::text
      FROM (SELECT * FROM accounts WHERE id = $3 FOR SHARE) a
-     ON CONFLICT (account_id, asset_code) DO NOTHING
+     ON CONFLICT (account_id, asset_code, chain) DO NOTHING
      RETURNING id`,
-    [newId('la'), asset.code, accountId],
+    [newId('la'), asset.code, accountId, chain],
   );
   if (inserted.rows[0]) return inserted.rows[0].id;
-  const again = await client.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2', [accountId, asset.code]);
+  const again = await client.query<{ id: string }>(find, [accountId, asset.code, chain]);
   if (!again.rows[0]) throw new AccountError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`);
   return again.rows[0].id;
 }
@@ -280,13 +285,22 @@ export interface AccountBalances {
 
 /**
  * Balances per asset the account has used (available = posted credits - posted debits - pending
- * debits; reserved = pending debits; total = posted credits - posted debits), at asset precision,
- * and the USD value of the totals at the latest rates (2 decimals; assets without a rate count 0).
+ * debits; reserved = pending debits; total = posted credits - posted debits), summed over the
+ * asset's chain books (so a bridge leaves the total unchanged but for its fee), at asset
+ * precision, and the USD value of the totals at the latest rates (2 decimals; assets without a
+ * rate count 0).
  */
 export async function getBalances(accountId: string, client: Queryable = getPool()): Promise<AccountBalances> {
   const [{ rows }, rates] = await Promise.all([
-    client.query<{ asset_code: string; b: { available_balance: string; reserved_balance: string; total_balance: string } }>(
-      `SELECT la.asset_code, ledger_balance_json(la) AS b FROM ledger_accounts la WHERE la.account_id = $1 ORDER BY la.asset_code`,
+    client.query<{ asset_code: string; available_balance: string; reserved_balance: string; total_balance: string }>(
+      `SELECT la.asset_code,
+              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.credits_posted - la.debits_posted - la.debits_pending
+                             ELSE la.debits_posted - la.credits_posted - la.credits_pending END), a.precision)::text AS available_balance,
+              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.debits_pending ELSE la.credits_pending END), a.precision)::text AS reserved_balance,
+              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.credits_posted - la.debits_posted
+                             ELSE la.debits_posted - la.credits_posted END), a.precision)::text AS total_balance
+       FROM ledger_accounts la JOIN assets a ON a.code = la.asset_code
+       WHERE la.account_id = $1 GROUP BY la.asset_code, a.precision ORDER BY la.asset_code`,
       [accountId],
     ),
     latestRates(client),
@@ -294,15 +308,15 @@ export async function getBalances(accountId: string, client: Queryable = getPool
   let usd = new DecimalMoney(0);
   for (const r of rows) {
     const rate = rates.get(r.asset_code);
-    if (rate) usd = usd.plus(new DecimalMoney(r.b.total_balance).times(rate));
+    if (rate) usd = usd.plus(new DecimalMoney(r.total_balance).times(rate));
   }
   return {
     account_uuid: accountId,
     balances: rows.map((r) => ({
       asset_code: r.asset_code,
-      available_balance: r.b.available_balance,
-      reserved_balance: r.b.reserved_balance,
-      total_balance: r.b.total_balance,
+      available_balance: r.available_balance,
+      reserved_balance: r.reserved_balance,
+      total_balance: r.total_balance,
     })),
     summary: { total_assets: rows.length, total_usd_equivalent: usd.toDecimalPlaces(2, DecimalMoney.ROUND_HALF_EVEN).toFixed(2) },
   };

@@ -44,6 +44,9 @@ const balance = obj({
   account_id: str,
   ledger_account_id: str,
   asset_code: str,
+  // The chain book whose balance changed: '' is the asset's home book (all fiat, and e.g. ETH on
+  // ethereum), otherwise a chain id of domain/chains/registry.ts. The balances are the book's.
+  chain: str,
   available_balance: decimal,
   reserved_balance: decimal,
   total_balance: decimal,
@@ -114,7 +117,7 @@ const WF = 'transfer workflow (activities/transfers)';
 export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('account.created', 'Account', 'An account was opened.', obj({ account }), ACC),
   e('account.updated', 'Account', "An account's name or metadata changed.", notBuilt),
-  e('account.balance_updated', 'Account', 'A posting changed a balance of the account (one event per asset touched).', balance, LEDGER),
+  e('account.balance_updated', 'Account', 'A posting changed a balance of the account (one event per asset and chain book touched).', balance, LEDGER),
   e('account.frozen', 'Account', 'The account was frozen: no new debits.', accountStatusChange, ACC),
   e('account.unfrozen', 'Account', 'The account was unfrozen.', accountStatusChange, ACC),
   e('account.closed', 'Account', 'The account was closed.', accountStatusChange, ACC),

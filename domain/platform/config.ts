@@ -52,6 +52,9 @@ export function loadConfig() {
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockSeconds: int('LOGIN_LOCK_SECONDS', 900),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'),
+    // Production chain adapter (domain/chains/production.ts): "ethereum=https://...,polygon=https://..."
+    chainRpcUrls: process.env.CHAIN_RPC_URLS ?? '',
+    chainSignerPrivateKey: process.env.CHAIN_SIGNER_PRIVATE_KEY ?? '',
   };
 }
 

@@ -19,7 +19,7 @@ export interface RateProvider {
   fetchRates(): Promise<RateQuote[]>;
 }
 
-/** The seeded snapshot: one USD price per asset. The ledger migration inserts the same rows. */
+/** The seeded snapshot: one USD price per asset. The ledger and chains migrations insert the same rows. */
 export const SANDBOX_RATES: Readonly<Record<string, string>> = {
   USD: '1',
   EUR: '1.08',
@@ -31,6 +31,11 @@ export const SANDBOX_RATES: Readonly<Record<string, string>> = {
   ETH: '3400',
   USDC: '1',
   GCU: '1.10',
+  // Tokens added with the chains (migration 20261121050000_chains); wrapped tokens at their underlying's price.
+  USDT: '1',
+  DAI: '1',
+  WETH: '3400',
+  WBTC: '95000',
 };
 
 export const SANDBOX_RATES_AS_OF = new Date('2026-11-21T00:00:00Z');

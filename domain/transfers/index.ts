@@ -142,10 +142,10 @@ async function resolveParties(input: CreateTransferInput, client: Queryable): Pr
   if (input.fromAccountId === input.toAccountId) {
     throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
   }
-  // Both accounts and, when they exist, their ledger accounts for the asset: one round trip.
+  // Both accounts and, when they exist, their home-chain ('') ledger accounts for the asset: one round trip.
   const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null }>(
     `SELECT a.id, a.user_id, a.environment, a.status, la.id AS la_id
-       FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $2
+       FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $2 AND la.chain = ''
       WHERE a.id = ANY($1::text[])`,
     [[input.fromAccountId, input.toAccountId], asset.code],
   );

@@ -55,6 +55,8 @@ describe('assets and rates', () => {
     expect(Object.fromEntries(assets.map((a) => [a.code, [a.type, a.precision]]))).toEqual({
       BTC: ['crypto', 8], CHF: ['fiat', 2], ETH: ['crypto', 18], EUR: ['fiat', 2], GBP: ['fiat', 2], GCU: ['basket', 4],
       JPY: ['fiat', 0], USD: ['fiat', 2], USDC: ['crypto', 6], XAU: ['commodity', 4],
+      // Tokens of the chains migration.
+      DAI: ['crypto', 18], USDT: ['crypto', 6], WBTC: ['crypto', 8], WETH: ['crypto', 18],
     });
     expect((await getAsset('usd'))?.code).toBe('USD');
     expect(await getAsset('DOGE')).toBeNull();
