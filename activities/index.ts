@@ -2,6 +2,7 @@ import { createTransferActivities } from './transfers';
 import { createWebhookActivities } from './webhooks';
 import { createRailActivities } from './rails';
 import { createInterledgerActivities } from './interledger';
+import { createDefiActivities } from './defi';
 
 /** Every activity the worker runs, keyed by name. */
 export function createActivities() {
@@ -10,5 +11,6 @@ export function createActivities() {
     ...createWebhookActivities(),
     ...createRailActivities(),
     ...createInterledgerActivities(),
+    ...createDefiActivities(),
   };
 }

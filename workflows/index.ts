@@ -5,3 +5,5 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { railPaymentWorkflow } from './rail-payment';
 export { interledgerPaymentWorkflow } from './interledger-payment';
 export { achFileWorkflow } from './ach-file';
+export { swapWorkflow } from './swap';
+export { flashLoanWorkflow } from './flash-loan';

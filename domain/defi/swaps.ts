@@ -1,0 +1,509 @@
+/**
+ * Swaps: a quote executed once by its owner. createSwap spends the quote and records the swap as
+ * pending; the swap workflow (workflows/swap.ts, activities/defi) checks, reserves, submits, waits
+ * for inclusion, executes against the pools (settleSwap) and settles, or compensates.
+ */
+import type pg from 'pg';
+import { validateAddress } from '../chains/addresses';
+import { chainAdapterFor, type ChainTx } from '../chains/adapter';
+import { getChain, getToken } from '../chains/registry';
+import { updateAssignments } from '../db/update';
+import { getPool as getDb, withTransaction, type Queryable } from '../db/pool';
+import { writeOutboxEvent } from '../events/outbox';
+import { postEntry, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../ledger';
+import { DecimalMoney as D } from '../money/amount';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { latestRate } from '../rates';
+import { dexSettlementAccount, ensureChainLedgerAccount, resolveAccount } from './accounts';
+import { gasCostNative, nativeUsdPrice, routerAddress } from './gas';
+import { lockPools, saveReserves, type DexPool } from './pools';
+import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './pricing';
+import { getSwapQuote, lockSwapQuote, type StoredRoute, type SwapQuote } from './quotes';
+
+export type SwapStatus = 'pending' | 'submitted' | 'included' | 'completed' | 'failed';
+export type SandboxOutcome = 'revert' | 'drop';
+
+export interface Swap {
+  id: string;
+  environment: Environment;
+  userId: string;
+  accountId: string;
+  quoteId: string;
+  chain: string;
+  tokenIn: string;
+  tokenOut: string;
+  assetIn: string;
+  assetOut: string;
+  dex: string;
+  route: StoredRoute;
+  amountIn: string;
+  expectedOutput: string;
+  minimumOutput: string;
+  actualOutput: string | null;
+  networkFee: string | null;
+  walletAddress: string;
+  routerAddress: string;
+  sandboxOutcome: SandboxOutcome | null;
+  maxGasPriceGwei: string | null;
+  deadlineAt: Date;
+  status: SwapStatus;
+  txHash: string | null;
+  gasPriceGwei: string | null;
+  gasUsed: string | null;
+  blockNumber: string | null;
+  reservationEntryId: string | null;
+  settlementEntryId: string | null;
+  workflowId: string;
+  crosschainSwapId: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  compensationExecuted: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+  failedAt: Date | null;
+}
+
+interface Row {
+  id: string;
+  environment: Environment;
+  user_id: string;
+  account_id: string;
+  quote_id: string;
+  chain: string;
+  token_in: string;
+  token_out: string;
+  asset_in: string;
+  asset_out: string;
+  dex: string;
+  route: StoredRoute;
+  amount_in: string;
+  expected_output: string;
+  minimum_output: string;
+  actual_output: string | null;
+  network_fee: string | null;
+  wallet_address: string;
+  router_address: string;
+  sandbox_outcome: SandboxOutcome | null;
+  max_gas_price_gwei: string | null;
+  deadline_at: Date;
+  status: SwapStatus;
+  tx_hash: string | null;
+  gas_price_gwei: string | null;
+  gas_used: string | null;
+  block_number: string | null;
+  reservation_entry_id: string | null;
+  settlement_entry_id: string | null;
+  workflow_id: string;
+  crosschain_swap_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  compensation_executed: boolean;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  p_in: number;
+  p_out: number;
+}
+
+const SELECT = `SELECT s.*, ai.precision AS p_in, ao.precision AS p_out FROM defi_swaps s
+  JOIN assets ai ON ai.code = s.asset_in JOIN assets ao ON ao.code = s.asset_out`;
+const WITH_PRECISION = (cte: string) => `WITH s AS (${cte}) SELECT s.*, ai.precision AS p_in, ao.precision AS p_out FROM s
+  JOIN assets ai ON ai.code = s.asset_in JOIN assets ao ON ao.code = s.asset_out`;
+
+const fmt = (v: string | null, p: number) => (v === null ? null : new D(v).toFixed(p));
+/** a - b at a's scale (both are amounts of the same asset, already at its precision). */
+const minus = (a: string, b: string) => new D(a).minus(b).toFixed(a.split('.')[1]?.length ?? 0);
+
+function toSwap(r: Row): Swap {
+  return {
+    id: r.id,
+    environment: r.environment,
+    userId: r.user_id,
+    accountId: r.account_id,
+    quoteId: r.quote_id,
+    chain: r.chain,
+    tokenIn: r.token_in,
+    tokenOut: r.token_out,
+    assetIn: r.asset_in,
+    assetOut: r.asset_out,
+    dex: r.dex,
+    route: r.route,
+    amountIn: fmt(r.amount_in, r.p_in)!,
+    expectedOutput: fmt(r.expected_output, r.p_out)!,
+    minimumOutput: fmt(r.minimum_output, r.p_out)!,
+    actualOutput: fmt(r.actual_output, r.p_out),
+    networkFee: fmt(r.network_fee, r.p_out),
+    walletAddress: r.wallet_address,
+    routerAddress: r.router_address,
+    sandboxOutcome: r.sandbox_outcome,
+    maxGasPriceGwei: r.max_gas_price_gwei === null ? null : new D(r.max_gas_price_gwei).toFixed(),
+    deadlineAt: r.deadline_at,
+    status: r.status,
+    txHash: r.tx_hash,
+    gasPriceGwei: r.gas_price_gwei === null ? null : new D(r.gas_price_gwei).toFixed(),
+    gasUsed: r.gas_used,
+    blockNumber: r.block_number,
+    reservationEntryId: r.reservation_entry_id,
+    settlementEntryId: r.settlement_entry_id,
+    workflowId: r.workflow_id,
+    crosschainSwapId: r.crosschain_swap_id,
+    failureCode: r.failure_code,
+    failureReason: r.failure_reason,
+    compensationExecuted: r.compensation_executed,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    completedAt: r.completed_at,
+    failedAt: r.failed_at,
+  };
+}
+
+export const swapWorkflowId = (id: string) => `swap-${id}`;
+
+export interface CreateSwapInput {
+  userId: string;
+  environment: Environment;
+  quoteId: string;
+  walletAddress: string;
+  /** Gas price cap in the chain's gas unit (gwei on EVM chains); decimal string. */
+  maxGasPriceGwei?: string | null;
+  deadlineMinutes: number;
+  accountId?: string | null;
+  sandboxOutcome?: SandboxOutcome | null;
+  crosschainSwapId?: string | null;
+  now: Date;
+}
+
+/**
+ * Spends the quote (unknown or another user's: 422 QUOTE_NOT_FOUND; used: 422
+ * QUOTE_ALREADY_USED; expired: 422 QUOTE_EXPIRED) and records the swap as pending. The account
+ * is the given one or the caller's first with enough of the token on that chain; 422
+ * INSUFFICIENT_FUNDS when the account's book cannot pay (the workflow's reservation decides in
+ * the end). The caller starts the workflow.
+ */
+export async function createSwap(input: CreateSwapInput, client?: pg.PoolClient): Promise<Swap> {
+  const run = async (c: pg.PoolClient) => {
+    const q = await lockSwapQuote(c, input.quoteId);
+    if (!q || q.userId !== input.userId || q.environment !== input.environment) {
+      throw new DomainError(422, 'QUOTE_NOT_FOUND', `No quote ${input.quoteId} for this caller`, '/quote_id');
+    }
+    if (q.usedAt) throw new DomainError(422, 'QUOTE_ALREADY_USED', `Quote ${q.id} was already executed (swap ${q.swapId})`, '/quote_id');
+    if (q.expiresAt.getTime() <= input.now.getTime()) {
+      throw new DomainError(422, 'QUOTE_EXPIRED', `The quote expired at ${q.expiresAt.toISOString()}; request a new one`, '/quote_id');
+    }
+    const chain = getChain(q.chain);
+    const wallet = validateAddress(chain.id, input.walletAddress, '/wallet_address');
+    if (input.sandboxOutcome && input.environment !== 'sandbox') {
+      throw new DomainError(422, 'SANDBOX_ONLY', 'sandbox_outcome is only accepted with sandbox keys', '/sandbox_outcome');
+    }
+    const acct = await resolveAccount(
+      { userId: input.userId, environment: input.environment, accountId: input.accountId, assetCode: q.assetIn, chain: q.chain, needed: q.amountIn },
+      c,
+    );
+    if (acct.available !== null && new D(acct.available).lt(q.amountIn)) {
+      throw new DomainError(422, 'INSUFFICIENT_FUNDS', `The ${q.tokenIn} balance on ${q.chain} (${acct.available}) is below ${q.amountIn}`, '/quote_id');
+    }
+    const id = newId('swp');
+    const { rows } = await c.query<Row>(
+      WITH_PRECISION(`INSERT INTO defi_swaps (id, environment, user_id, account_id, quote_id, chain, token_in, token_out, asset_in, asset_out, dex, route,
+                                amount_in, expected_output, minimum_output, wallet_address, router_address, sandbox_outcome, max_gas_price_gwei,
+                                deadline_at, status, workflow_id, crosschain_swap_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, 'pending', $21, $22) RETURNING *`),
+      [
+        id,
+        input.environment,
+        input.userId,
+        acct.accountId,
+        q.id,
+        q.chain,
+        q.tokenIn,
+        q.tokenOut,
+        q.assetIn,
+        q.assetOut,
+        q.route.dex,
+        JSON.stringify(q.route),
+        q.amountIn,
+        q.estimatedOutput,
+        q.minimumOutput,
+        wallet,
+        routerAddress(chain, q.route.dex),
+        input.sandboxOutcome ?? null,
+        input.maxGasPriceGwei ?? null,
+        new Date(input.now.getTime() + input.deadlineMinutes * 60_000),
+        swapWorkflowId(id),
+        input.crosschainSwapId ?? null,
+      ],
+    );
+    await c.query('UPDATE defi_swap_quotes SET used_at = $2, swap_id = $3 WHERE id = $1', [q.id, input.now, id]);
+    return toSwap(rows[0]);
+  };
+  return client ? run(client) : withTransaction(run);
+}
+
+export async function getSwap(id: string, scope: { userId?: string; environment?: Environment } = {}, c: Queryable = getDb()): Promise<Swap | null> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE s.id = $1`, [id]);
+  const r = rows[0];
+  if (!r) return null;
+  if ((scope.userId && r.user_id !== scope.userId) || (scope.environment && r.environment !== scope.environment)) return null;
+  return toSwap(r);
+}
+
+export async function listSwaps(userId: string, environment: Environment, limit = 50, c: Queryable = getDb()): Promise<Swap[]> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE s.user_id = $1 AND s.environment = $2 ORDER BY s.created_at DESC, s.id DESC LIMIT $3`, [userId, environment, limit]);
+  return rows.map(toSwap);
+}
+
+export async function lockSwap(c: Queryable, id: string): Promise<Swap> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE s.id = $1 FOR UPDATE OF s`, [id]);
+  if (!rows[0]) throw new DomainError(404, 'SWAP_NOT_FOUND', `swap ${id} not found`);
+  return toSwap(rows[0]);
+}
+
+type Fields = Partial<{
+  status: SwapStatus;
+  tx_hash: string;
+  gas_price_gwei: string;
+  gas_used: string;
+  block_number: string;
+  reservation_entry_id: string;
+  settlement_entry_id: string;
+  actual_output: string;
+  network_fee: string;
+  failure_code: string;
+  failure_reason: string;
+  compensation_executed: boolean;
+  completed_at: 'now';
+  failed_at: 'now';
+}>;
+
+export async function updateSwap(c: Queryable, id: string, fields: Fields): Promise<Swap> {
+  const { sets, values } = updateAssignments(id, fields);
+  const { rows } = await c.query<Row>(WITH_PRECISION(`UPDATE defi_swaps SET ${sets} WHERE id = $1 RETURNING *`), values);
+  return toSwap(rows[0]);
+}
+
+/**
+ * Waits (polling) until the workflow has submitted the swap's transaction or failed before it,
+ * so execute can answer with the tx hash. Returns the swap as it is at the end of the wait.
+ */
+export async function waitForSubmission(id: string, timeoutMs = 10_000): Promise<Swap> {
+  const until = Date.now() + timeoutMs;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
+    const s = (await getSwap(id))!;
+    if (s.status !== 'pending' || Date.now() >= until) return s;
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/** The transaction the workflow sends for a swap (the same key always gives the same transaction). */
+export function swapTxRequest(s: Swap, workflowId: string) {
+  return {
+    chain: s.chain,
+    from: s.walletAddress,
+    to: s.routerAddress,
+    kind: 'swap' as const,
+    token: s.tokenIn,
+    amount: s.amountIn,
+    data: {
+      dex: s.dex,
+      pools: s.route.pools,
+      path: s.route.path,
+      amount_out_min: s.minimumOutput,
+      token_out: s.tokenOut,
+      deadline: Math.floor(s.deadlineAt.getTime() / 1000),
+      swap_id: s.id,
+      ...(s.sandboxOutcome ? { sandbox: s.sandboxOutcome } : {}),
+    },
+    idempotencyKey: `${workflowId}:submit`,
+    ...(s.maxGasPriceGwei ? { maxGasPriceGwei: s.maxGasPriceGwei } : {}),
+  };
+}
+
+export type SettleResult = { ok: true; swap: Swap } | { ok: false; code: string; reason: string };
+
+/**
+ * The DEX executes the included transaction: in ONE database transaction, lock the route's
+ * pools, compute each hop's output from the CURRENT reserves (a swap executed in between makes
+ * this one worse), refuse below the minimum (SLIPPAGE_EXCEEDED: nothing written), write the new
+ * reserves, replace the reservation by the settlement entry (token_in to the DEX, token_out from
+ * the DEX to the customer's chain book, the network fee to fee revenue), complete the swap and
+ * write swap.completed.
+ */
+export async function settleSwap(swapId: string, workflowId: string, tx: ChainTx): Promise<SettleResult> {
+  return withTransaction(async (c) => {
+    const s = await lockSwap(c, swapId);
+    if (s.status === 'completed') return { ok: true, swap: s };
+    if (s.status === 'failed') return { ok: false, code: s.failureCode ?? 'SWAP_FAILED', reason: s.failureReason ?? 'failed' };
+    const chain = getChain(s.chain);
+    const tIn = getToken(chain.id, s.tokenIn);
+    const tOut = getToken(chain.id, s.tokenOut);
+    const pools = await lockPools(c, s.environment, s.route.pools);
+    const { rows: prec } = await c.query<{ precision: number }>('SELECT precision FROM assets WHERE code = $1', [s.assetOut]);
+    const precisionOut = prec[0].precision;
+
+    let amount = toBaseUnits(s.amountIn, tIn.decimals);
+    const changed: DexPool[] = [];
+    const hops: Array<{ pool_id: string; amount_in: string; amount_out: string }> = [];
+    try {
+      for (let k = 0; k < s.route.hops.length; k++) {
+        const h = s.route.hops[k];
+        const pool = pools.get(h.pool_id);
+        if (!pool) return { ok: false, code: 'POOL_UNAVAILABLE', reason: `pool ${h.pool_id} no longer exists` };
+        let out = getAmountOut(pool, h.token_in, h.token_out, amount);
+        if (k === s.route.hops.length - 1) out = floorToPrecision(out, pool.decimals[pool.tokens.indexOf(h.token_out)], precisionOut);
+        if (out <= 0n) return { ok: false, code: 'INSUFFICIENT_LIQUIDITY', reason: `${pool.id} would return nothing` };
+        const after = { ...applySwap(pool, h.token_in, h.token_out, amount, out), environment: pool.environment } as DexPool;
+        pools.set(pool.id, after);
+        changed.push(after);
+        hops.push({ pool_id: pool.id, amount_in: amount.toString(), amount_out: out.toString() });
+        amount = out;
+      }
+    } catch (err) {
+      if (err instanceof PricingError) return { ok: false, code: 'INSUFFICIENT_LIQUIDITY', reason: err.message };
+      throw err;
+    }
+    const actual = fromBaseUnits(amount, tOut.decimals, precisionOut);
+    if (new D(actual).lt(s.minimumOutput)) {
+      return {
+        ok: false,
+        code: 'SLIPPAGE_EXCEEDED',
+        reason: `the pools would pay ${actual} ${s.tokenOut}, below the minimum of ${s.minimumOutput} (quoted ${s.expectedOutput}); the router reverted`,
+      };
+    }
+    for (const p of changed) await saveReserves(c, p);
+
+    // The network fee: the gas the transaction actually used, at its gas price, in token_out.
+    const [nativeUsd, rateOut] = await Promise.all([nativeUsdPrice(chain, c), latestRate(s.assetOut, c)]);
+    const gasUsd = gasCostNative(chain, tx.gasUsed, tx.gasPriceGwei).times(nativeUsd);
+    let fee = rateOut ? gasUsd.div(rateOut.rate).toDecimalPlaces(precisionOut, D.ROUND_UP) : new D(0);
+    if (fee.gt(actual)) fee = new D(actual);
+    const received = new D(actual).minus(fee);
+
+    const entryId = newId('je');
+    if (s.reservationEntryId) {
+      await voidPending(s.reservationEntryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'release-for-settlement'), reason: `superseded by settlement entry ${entryId}` }, c);
+    }
+    const [bookIn, bookOut, dexIn, dexOut] = await Promise.all([
+      ensureChainLedgerAccount(c, s.accountId, s.assetIn, s.chain),
+      ensureChainLedgerAccount(c, s.accountId, s.assetOut, s.chain),
+      dexSettlementAccount(s.environment, s.chain, s.dex, s.assetIn, c),
+      dexSettlementAccount(s.environment, s.chain, s.dex, s.assetOut, c),
+    ]);
+    const lines: LineInput[] = [
+      { accountId: bookIn, direction: 'debit', amount: s.amountIn },
+      { accountId: dexIn, direction: 'credit', amount: s.amountIn },
+      { accountId: dexOut, direction: 'debit', amount: actual },
+    ];
+    if (received.gt(0)) lines.push({ accountId: bookOut, direction: 'credit', amount: received.toFixed(precisionOut) });
+    if (fee.gt(0)) {
+      lines.push({ accountId: await systemAccount(s.environment, s.assetOut, 'fee_revenue', s.id, c), direction: 'credit', amount: fee.toFixed(precisionOut), transactionType: 'fee' });
+    }
+    const entry = await postEntry(
+      {
+        environment: s.environment,
+        idempotencyKey: workflowIdempotencyKey(workflowId, 'settle'),
+        entryId,
+        type: 'swap',
+        description: `Swap ${s.amountIn} ${s.tokenIn} for ${s.tokenOut} on ${s.dex} (${s.chain})`,
+        reference: tx.hash,
+        lines,
+        userId: s.userId,
+        metadata: { swap_id: s.id, quote_id: s.quoteId, chain: s.chain, dex: s.dex, pools: s.route.pools, tx_hash: tx.hash, hops, network_fee: fee.toFixed(precisionOut) },
+      },
+      c,
+    );
+    const done = await updateSwap(c, s.id, {
+      status: 'completed',
+      actual_output: actual,
+      network_fee: fee.toFixed(precisionOut),
+      gas_used: tx.gasUsed,
+      gas_price_gwei: tx.gasPriceGwei,
+      block_number: tx.blockNumber === null ? undefined : String(tx.blockNumber),
+      settlement_entry_id: entry.id,
+      completed_at: 'now',
+    });
+    await writeOutboxEvent(c, {
+      type: 'swap.completed',
+      environment: s.environment,
+      userId: s.userId,
+      aggregateType: 'swap',
+      aggregateId: s.id,
+      data: swapCompletedData(done),
+    });
+    return { ok: true, swap: done };
+  });
+}
+
+export function swapCompletedData(s: Swap) {
+  return {
+    swap_id: s.id,
+    quote_id: s.quoteId,
+    account_id: s.accountId,
+    chain: s.chain,
+    dex: s.dex,
+    pools: s.route.pools,
+    token_in: s.tokenIn,
+    token_out: s.tokenOut,
+    amount_in: s.amountIn,
+    amount_out: s.actualOutput!,
+    network_fee: s.networkFee!,
+    amount_received: minus(s.actualOutput!, s.networkFee!),
+    tx_hash: s.txHash!,
+    entry_id: s.settlementEntryId!,
+    completed_at: (s.completedAt ?? new Date()).toISOString(),
+  };
+}
+
+/** The spec's Swap execution record, with the outcome fields once known. */
+export function presentSwap(s: Swap) {
+  return {
+    swap_id: s.id,
+    quote_id: s.quoteId,
+    status: s.status,
+    tx_hash: s.txHash,
+    chain: s.chain,
+    token_in: s.tokenIn,
+    token_out: s.tokenOut,
+    dex: s.dex,
+    amount_in: s.amountIn,
+    expected_output: s.expectedOutput,
+    minimum_output: s.minimumOutput,
+    actual_output: s.actualOutput,
+    network_fee: s.networkFee,
+    amount_received: s.actualOutput && s.networkFee ? minus(s.actualOutput, s.networkFee) : null,
+    gas_price_gwei: s.gasPriceGwei,
+    gas_used: s.gasUsed,
+    block_number: s.blockNumber === null ? null : Number(s.blockNumber),
+    route: { dex: s.route.dex, path: s.route.path, pools: s.route.pools, fee_tier: s.route.fee_tier },
+    account_id: s.accountId,
+    wallet_address: s.walletAddress,
+    max_gas_price_gwei: s.maxGasPriceGwei,
+    deadline_at: s.deadlineAt.toISOString(),
+    workflow_id: s.workflowId,
+    failure: s.failureCode ? { code: s.failureCode, reason: s.failureReason ?? '' } : null,
+    compensation_executed: s.compensationExecuted,
+    created_at: s.createdAt.toISOString(),
+    completed_at: s.completedAt?.toISOString() ?? null,
+    failed_at: s.failedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * The execute answer: the swap as it was when its transaction was submitted (the spec's
+ * 'submitted' with tx_hash), even if a fast chain has already included or settled it by the time
+ * the answer is written; GET shows the progress. A swap that failed before submission, or is
+ * still pending when the wait ends, is shown as it is.
+ */
+export function presentSubmitted(s: Swap) {
+  const v = presentSwap(s);
+  if (!s.txHash) return v;
+  return { ...v, status: 'submitted' as const, actual_output: null, network_fee: null, amount_received: null, gas_used: null, block_number: null, failure: null, compensation_executed: false, completed_at: null, failed_at: null };
+}
+
+export { getSwapQuote, type SwapQuote };
+
+/** Adapter for the swap's environment. */
+export const adapterFor = (s: Pick<Swap, 'environment'>) => chainAdapterFor(s.environment);

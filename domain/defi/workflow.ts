@@ -1,0 +1,35 @@
+import { withTransaction } from '../db/pool';
+import { getTemporalClient } from '../temporal/client';
+import { startMoneyWorkflow } from '../temporal/start';
+import { flashLoanWorkflowId, type FlashLoanRequest, type FlashLoanResult } from './flash-loans';
+import { lockSwap, updateSwap, type Swap } from './swaps';
+
+/** Starts the swap's workflow (id swap-<id>); if Temporal refuses, the swap fails with nothing moved. */
+export async function startSwapWorkflow(s: Swap): Promise<void> {
+  await startMoneyWorkflow({
+    workflowType: 'swapWorkflow',
+    workflowId: s.workflowId,
+    args: [{ swapId: s.id }],
+    subject: { id: s.id, accountIds: [s.accountId], assetCode: s.assetIn, amount: s.amountIn, environment: s.environment, userId: s.userId },
+    onStartFailed: () =>
+      withTransaction(async (c) => {
+        const locked = await lockSwap(c, s.id);
+        if (locked.status !== 'pending') return;
+        await updateSwap(c, s.id, { status: 'failed', failure_code: 'WORKFLOW_START_FAILED', failure_reason: 'the swap could not be started; nothing was moved', failed_at: 'now' });
+      }),
+  });
+}
+
+/** Runs a flash loan's workflow and waits for its result (the loan is one short transaction). */
+export async function runFlashLoanWorkflow(req: FlashLoanRequest): Promise<FlashLoanResult> {
+  const workflowId = flashLoanWorkflowId(req.loanId);
+  await startMoneyWorkflow({
+    workflowType: 'flashLoanWorkflow',
+    workflowId,
+    args: [req],
+    subject: { id: req.loanId, accountIds: [req.accountId], assetCode: req.token, amount: req.amount, environment: req.environment, userId: req.userId },
+    onStartFailed: async () => undefined,
+  });
+  const client = await getTemporalClient();
+  return client.workflow.getHandle(workflowId).result() as Promise<FlashLoanResult>;
+}
