@@ -159,12 +159,13 @@ export interface ReturnOutcome {
 /**
  * Ingests a NACHA return file: each addenda 99 names the original trace number and reason. A
  * payment whose workflow is still running gets the return as a signal; a completed one is
- * reversed here (one transaction each).
+ * reversed here (one transaction each). `scope.userId` null: every payment of the environment
+ * (operators, production).
  */
 export async function ingestReturnFile(
   text: string,
-  scope: { environment: Environment; userId: string },
-  signal: (workflowId: string, r: { code: string; reason: string }) => Promise<void>,
+  scope: { environment: Environment; userId: string | null },
+  signal: (workflowId: string, r: { code: string; reason: string }) => Promise<boolean>,
   reverse: (paymentId: string, code: string, reason: string) => Promise<void>,
 ): Promise<ReturnOutcome[]> {
   const file = parseNachaFile(text);
@@ -174,9 +175,8 @@ export async function ingestReturnFile(
       for (const a of e.addenda.filter((x) => x.type === '99')) {
         const code = a.return_reason_code!;
         const reason = RETURN_REASONS[code] ?? a.information ?? 'returned';
-        const p = await findRailPaymentByTrace(a.original_trace_number!);
-        const visible = p && p.environment === scope.environment && p.userId === scope.userId;
-        if (!visible) {
+        let p = await findRailPaymentByTrace(a.original_trace_number!);
+        if (!p || p.environment !== scope.environment || (scope.userId !== null && p.userId !== scope.userId)) {
           out.push({ trace_number: a.original_trace_number!, return_reason_code: code, reason, payment_id: null, action: 'unmatched' });
           continue;
         }
@@ -185,9 +185,13 @@ export async function ingestReturnFile(
         } else if (p.status === 'completed') {
           await reverse(p.id, code, reason);
           out.push({ trace_number: p.traceNumber!, return_reason_code: code, reason, payment_id: p.id, action: 'reversed' });
-        } else {
-          await signal(p.workflowId, { code, reason });
+        } else if (await signal(p.workflowId, { code, reason })) {
           out.push({ trace_number: p.traceNumber!, return_reason_code: code, reason, payment_id: p.id, action: 'signalled' });
+        } else {
+          // The workflow ended between the read and the signal (its return window just closed): reverse here.
+          p = (await findRailPaymentByTrace(a.original_trace_number!))!;
+          if (p.status === 'completed') await reverse(p.id, code, reason);
+          out.push({ trace_number: p.traceNumber!, return_reason_code: code, reason, payment_id: p.id, action: p.status === 'completed' ? 'reversed' : 'already_compensated' });
         }
       }
     }

@@ -232,6 +232,11 @@ export async function findRailPaymentByTrace(trace: string, client: Queryable = 
   return rows[0] ? toPayment(rows[0]) : null;
 }
 
+export async function findRailPaymentByEndToEndId(e2e: string, client: Queryable = getPool()): Promise<RailPayment | null> {
+  const { rows } = await client.query<Row>(`${SELECT} WHERE p.end_to_end_id = $1`, [e2e]);
+  return rows[0] ? toPayment(rows[0]) : null;
+}
+
 type Fields = Partial<{
   status: RailPaymentStatus;
   reservation_entry_id: string;

@@ -1,6 +1,7 @@
 import { withTransaction } from '../db/pool';
 import { getTemporalClient } from '../temporal/client';
 import { startMoneyWorkflow } from '../temporal/start';
+import { deliverSignal, type RailSettlementSignalInput } from './inbound';
 import { lockRailPayment, recordRailEvent, updateRailPayment, type RailPayment } from './index';
 
 /** Starts the payment's workflow (id rail-payment-<id>); if Temporal refuses, the payment fails with nothing moved. */
@@ -20,7 +21,14 @@ export async function startRailPaymentWorkflow(p: RailPayment): Promise<void> {
   });
 }
 
-export async function signalAchReturn(workflowId: string, r: { code: string; reason: string }): Promise<void> {
+/** An ACH return for a running payment workflow; false when the workflow has already ended. */
+export async function signalAchReturn(workflowId: string, r: { code: string; reason: string }): Promise<boolean> {
   const client = await getTemporalClient();
-  await client.workflow.getHandle(workflowId).signal('achReturn', r);
+  return deliverSignal(() => client.workflow.getHandle(workflowId).signal('achReturn', r));
+}
+
+/** The rail's settlement (ACSC) or rejection (RJCT) for a running payment workflow; false when it has ended. */
+export async function signalRailSettlement(workflowId: string, s: RailSettlementSignalInput): Promise<boolean> {
+  const client = await getTemporalClient();
+  return deliverSignal(() => client.workflow.getHandle(workflowId).signal('railSettlement', s));
 }

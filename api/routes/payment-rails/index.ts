@@ -4,7 +4,9 @@ import { buildAchFile, ingestReturnFile, type RequestEntry } from '../../../doma
 import { createRailPayment, getRailPayment, railPaymentHistory, type RailPayment } from '../../../domain/rails';
 import { holidays, RAIL_NAMES, RAILS, railAvailability, zoned } from '../../../domain/rails/calendar';
 import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
-import { signalAchReturn, startRailPaymentWorkflow } from '../../../domain/rails/workflow';
+import { ingestStatusReport } from '../../../domain/rails/inbound';
+import { signalAchReturn, signalRailSettlement, startRailPaymentWorkflow } from '../../../domain/rails/workflow';
+import type { Principal } from '../../../domain/auth/principal';
 import { ApiError, notFound } from '../../errors';
 import { decimalString, envelope, errorResponses, timestamp } from '../../schemas';
 import { principalOf } from '../../types';
@@ -118,6 +120,18 @@ const achEntrySchema = {
     effective_date: { type: 'string', format: 'date' },
   },
 };
+
+/**
+ * Who may feed rail messages in, and about which payments. Sandbox: the caller plays the rail for
+ * their own sandbox payments. Production: a customer must never settle, reject or return their
+ * own payment, so only operators (the bank-partner integration's service user) may, for any
+ * production payment.
+ */
+function inboundScope(pr: Principal): { environment: Principal['environment']; userId: string | null } {
+  if (pr.environment === 'sandbox') return { environment: 'sandbox', userId: pr.userId };
+  if (!pr.isAdmin) throw new ApiError(403, 'ADMIN_REQUIRED', 'In production, rail status messages and return files are accepted from platform operators only');
+  return { environment: pr.environment, userId: null };
+}
 
 export default async function paymentRailRoutes(app: FastifyInstance) {
   app.get(
@@ -306,18 +320,59 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
         summary: 'Ingest an ACH return file (NACHA)',
         description:
           'Each return entry (addenda 99) names the original trace number and reason (R01...). Its payment is compensated: a running workflow gets the ' +
-          'return as a signal and reverses the posted entry; a completed payment is reversed here. Unknown trace numbers are reported as unmatched.',
+          'return as a signal and reverses the posted entry; a completed payment is reversed here. Unknown trace numbers are reported as unmatched. ' +
+          'Sandbox keys apply returns to their own payments (the caller plays the RDFI); in production only platform operators may post return files.',
         body: { type: 'object', required: ['file'], additionalProperties: false, properties: { file: { type: 'string', minLength: 94, maxLength: 10_000_000 } } },
         response: { 200: envelope({ type: 'array', items: { type: 'object', additionalProperties: true } }), ...errorResponses },
       },
     },
     async (request) => {
-      const pr = principalOf(request);
       const acts = createRailActivities();
-      const out = await ingestReturnFile(request.body.file, { environment: pr.environment, userId: pr.userId }, signalAchReturn, async (paymentId, code, reason) => {
+      const out = await ingestReturnFile(request.body.file, inboundScope(principalOf(request)), signalAchReturn, async (paymentId, code, reason) => {
         const p = (await getRailPayment(paymentId))!;
         await acts.compensateRailPayment({ paymentId, workflowId: p.workflowId, status: 'returned', code, reason });
       });
+      return { data: out };
+    },
+  );
+  app.post<{ Body: { message: string } }>(
+    '/status-reports',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Ingest a rail status report (pacs.002) for submitted payments',
+        description:
+          'The inbound path of the ISO 20022 rails (Fedwire, RTP, FedNow, SEPA, SWIFT): `message` is a pacs.002 (any version the ISO 20022 module ' +
+          'knows; XSD-validated). Each TxInfAndSts is matched to its payment by OrgnlEndToEndId (and OrgnlMsgId when given). ACSC settles and RJCT ' +
+          'rejects the payment through its running workflow (signal `railSettlement`; a rejection voids the reservation with the ISO reason code); ' +
+          'interim statuses (ACSP, ACTC, PDNG ...) are recorded. Per transaction the answer says signalled, recorded, already_final or unmatched. ' +
+          'Sandbox keys report on their own payments (the caller plays the rail); in production only platform operators may post.',
+        body: {
+          type: 'object',
+          required: ['message'],
+          additionalProperties: false,
+          properties: { message: { type: 'string', minLength: 50, maxLength: 1_000_000, description: 'pacs.002 XML' } },
+        },
+        response: {
+          200: envelope({
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                original_end_to_end_id: { type: ['string', 'null'] },
+                status: { type: 'string' },
+                reason_code: { type: ['string', 'null'] },
+                payment_id: { type: ['string', 'null'] },
+                action: { type: 'string', enum: ['signalled', 'recorded', 'already_final', 'unmatched'] },
+              },
+            },
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const out = await ingestStatusReport(request.body.message, inboundScope(principalOf(request)), signalRailSettlement);
       return { data: out };
     },
   );
