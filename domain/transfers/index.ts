@@ -143,12 +143,13 @@ async function resolveParties(input: CreateTransferInput, client: Queryable): Pr
     throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
   }
   // Both accounts and, when they exist, their home-chain ('') ledger accounts for the asset: one round trip.
-  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null }>(
-    `SELECT a.id, a.user_id, a.environment, a.status, la.id AS la_id
+  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null }>({
+    name: 'transfers_resolve_parties',
+    text: `SELECT a.id, a.user_id, a.environment, a.status, la.id AS la_id
        FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $2 AND la.chain = ''
       WHERE a.id = ANY($1::text[])`,
-    [[input.fromAccountId, input.toAccountId], asset.code],
-  );
+    values: [[input.fromAccountId, input.toAccountId], asset.code],
+  });
   const fromRow = rows.find((r) => r.id === input.fromAccountId);
   const toRow = rows.find((r) => r.id === input.toAccountId);
   if (!fromRow || fromRow.user_id !== input.userId || fromRow.environment !== input.environment) {
@@ -299,8 +300,10 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
   // One statement, hence one transaction and one round trip: the transfer row, its events and the
   // ledger posting succeed or fail together (insufficient funds leaves nothing behind).
   try {
-    const { rows } = await pool.query<Row>(
-      `WITH t AS (
+    // Named: prepared once per connection, so this hot statement is not parsed and planned per call.
+    const { rows } = await pool.query<Row>({
+      name: 'transfers_create_immediate',
+      text: `WITH t AS (
          INSERT INTO transfers (id, environment, user_id, from_account_id, to_account_id, asset_code, amount, fee_amount, status,
                                 reference, description, metadata, entry_id, estimated_completion, completed_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'completed', $9, $10, $11, $12, now(), now())
@@ -312,7 +315,7 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
          RETURNING 1
        )
        SELECT t.*, $16::int AS precision, ledger_post_entry($17::jsonb) IS NOT NULL AS posted, (SELECT count(*) FROM ev) AS events FROM t`,
-      [
+      values: [
         id,
         input.environment,
         input.userId,
@@ -331,7 +334,7 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
         parties.asset.precision,
         JSON.stringify(payload),
       ],
-    );
+    });
     return toTransfer(rows[0]);
   } catch (err) {
     mapLedgerError(toLedgerError(err));
