@@ -111,7 +111,8 @@ export function createInterledgerActivities() {
         }
         const u = await updateIlpPayment(c, p.id, { status: 'failed', failure_code: code, failure_reason: reason, compensation_executed: voided, failed_at: 'now' });
         await emitIlpEvent(c, u, 'interledger.payment_failed', { code, reason });
-        if (voided) await emitIlpEvent(c, u, 'workflow.compensation_executed', { action: 'void' });
+        // interledger.*, not workflow.compensation_executed: that type's payload is a transfer's.
+        if (voided) await emitIlpEvent(c, u, 'interledger.compensation_executed', { action: 'void' });
         return { voided };
       });
     },

@@ -4,6 +4,9 @@
  * exactly what the producing code writes to outbox_events (tests validate real events against it);
  * areas not built yet are listed with `produced: false`.
  */
+import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
+import { RAIL_EVENT_CATALOG } from '../rails/events';
+
 type Schema = Record<string, unknown>;
 
 export interface EventTypeInfo {
@@ -100,6 +103,28 @@ const webhookStatusChange = obj(
   undefined,
 );
 
+const bridgeProps: Record<string, Schema> = {
+  bridge_tx_id: str,
+  quote_id: str,
+  account_id: str,
+  status: { type: 'string', enum: ['pending', 'reserved', 'source_submitted', 'source_finalized', 'attested', 'destination_submitted', 'completed', 'failed'] },
+  bridge_protocol: { type: 'string', enum: ['wormhole', 'layerzero', 'axelar'] },
+  source_chain: str,
+  destination_chain: str,
+  token: str,
+  asset_code: str,
+  amount: decimal,
+  fee_amount: decimal,
+  estimated_receive_amount: decimal,
+  sender_address: str,
+  recipient_address: str,
+  source_tx_hash: strOrNull,
+  destination_tx_hash: strOrNull,
+  workflow_id: str,
+};
+const bridge = (extra: Record<string, Schema>) => obj({ ...bridgeProps, ...extra });
+const BRIDGE = 'domain/crosschain, activities/crosschain (bridge-transfer workflow)';
+
 const e = (type: string, group: string, description: string, data_schema: Schema, producer?: string): EventTypeInfo => ({
   type,
   group,
@@ -158,9 +183,21 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
     'domain/webhooks (delivery activity)',
   ),
 
-  e('bridge.initiated', 'Cross-chain', 'A bridge transfer was initiated.', notBuilt),
-  e('bridge.completed', 'Cross-chain', 'A bridge transfer completed.', notBuilt),
-  e('bridge.failed', 'Cross-chain', 'A bridge transfer failed.', notBuilt),
+  e('bridge.initiated', 'Cross-chain', 'A bridge transfer was accepted (quote spent); its workflow reserves and sends it.', bridge({ deadline_at: ts, estimated_completion_at: ts }), BRIDGE),
+  e(
+    'bridge.completed',
+    'Cross-chain',
+    'The destination leg was included and the ledger posted: source book -> in transit -> destination book, fee to fee revenue.',
+    bridge({ settlement_entry_id: str, received_amount: decimal, completed_at: strOrNull }),
+    BRIDGE,
+  ),
+  e(
+    'bridge.failed',
+    'Cross-chain',
+    'The bridge transfer failed (revert, drop, stuck relay past the deadline, expired quote ...); the reservation was voided. recovery_required: the source leg executed on chain and operations reclaim it.',
+    bridge({ failure_code: str, failure_reason: strOrNull, compensation: { type: ['string', 'null'], enum: ['voided', 'reversed', null] }, recovery_required: { type: 'boolean' } }),
+    BRIDGE,
+  ),
   e(
     'swap.completed',
     'Cross-chain',
@@ -201,6 +238,10 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('partner.onboarded', 'Partner', 'A partner tenant was onboarded.', notBuilt),
   e('sdk.generated', 'Partner', 'An SDK package was generated.', notBuilt),
   e('widget.deployed', 'Partner', 'A white-label widget was deployed.', notBuilt),
+
+  // Beyond the spec's list: the payment-rail and Interledger areas' own events.
+  ...RAIL_EVENT_CATALOG,
+  ...INTERLEDGER_EVENT_CATALOG,
 ];
 
 export const EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_CATALOG.map((x) => x.type));

@@ -172,13 +172,13 @@ export async function createIlpPayment(input: { userId: string; environment: Env
       [id, input.environment, input.userId, input.accountId, q.id, ilpWorkflowId(id)],
     );
     const p = toPayment(rows[0]);
-    await emitIlpEvent(c, p, 'interledger.payment_created', { quote_id: q.id });
+    await emitIlpEvent(c, p, 'interledger.payment_created');
     return p;
   });
 }
 
 export async function emitIlpEvent(c: Queryable, p: IlpPayment, type: string, extra: Record<string, unknown> = {}) {
-  await writeOutboxEvent(c, { type, environment: p.environment, userId: p.userId, aggregateType: 'ilp_payment', aggregateId: p.id, data: { payment_id: p.id, status: p.status, ...extra } });
+  await writeOutboxEvent(c, { type, environment: p.environment, userId: p.userId, aggregateType: 'ilp_payment', aggregateId: p.id, data: { payment_id: p.id, account_id: p.accountId, quote_id: p.quoteId, status: p.status, ...extra } });
 }
 
 export async function getIlpPayment(id: string, client: Queryable = getPool()): Promise<IlpPayment | null> {

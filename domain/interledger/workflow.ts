@@ -13,7 +13,7 @@ export async function startIlpPaymentWorkflow(p: IlpPayment, q: IlpQuote): Promi
         const locked = await lockIlpPayment(c, p.id);
         if (locked.status !== 'pending') return;
         const u = await updateIlpPayment(c, p.id, { status: 'failed', failure_code: 'WORKFLOW_START_FAILED', failure_reason: 'nothing was moved', failed_at: 'now' });
-        await emitIlpEvent(c, u, 'interledger.payment_failed', { code: 'WORKFLOW_START_FAILED' });
+        await emitIlpEvent(c, u, 'interledger.payment_failed', { code: 'WORKFLOW_START_FAILED', reason: 'the payment could not be started; nothing was moved' });
       }),
   });
 }

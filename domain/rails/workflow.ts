@@ -16,7 +16,7 @@ export async function startRailPaymentWorkflow(p: RailPayment): Promise<void> {
         const locked = await lockRailPayment(c, p.id);
         if (locked.status !== 'pending') return;
         const u = await updateRailPayment(c, p.id, { status: 'failed', failure_code: 'WORKFLOW_START_FAILED', failure_reason: 'the payment could not be started; nothing was moved', failed_at: 'now' });
-        await recordRailEvent(c, u, 'failed', { code: 'WORKFLOW_START_FAILED' });
+        await recordRailEvent(c, u, 'failed', { code: 'WORKFLOW_START_FAILED', reason: 'the payment could not be started; nothing was moved', compensation: 'none' });
       }),
   });
 }

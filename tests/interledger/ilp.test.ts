@@ -5,6 +5,7 @@ import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { checkOutboxAgainstCatalog } from '../rails/events';
 
 let t: TestApp;
 let w: TestWorker;
@@ -91,5 +92,16 @@ describe('interledger', () => {
     expect(r.statusCode).toBe(422);
     expect(r.json().errors[0].code).toBe('QUOTE_EXPIRED');
     expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '50.00' });
+  });
+});
+
+describe('interledger events', () => {
+  it('every interledger.* event written above validates against its catalog schema', async () => {
+    const { problems, seen } = await checkOutboxAgainstCatalog(['interledger', 'workflow']);
+    expect(problems).toEqual([]);
+    for (const type of ['payment_created', 'payment_reserved', 'packet_fulfilled', 'packet_rejected', 'payment_completed', 'payment_failed', 'compensation_executed']) {
+      expect(seen).toContain(`interledger.${type}`);
+    }
+    expect([...seen].filter((s) => s.startsWith('workflow.'))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { getEntry, trialBalance } from '../../domain/ledger';
 import { addDays, instantAt, nextBankingDayOnOrAfter, weekday, zoned } from '../../domain/rails/calendar';
 import type { TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { checkOutboxAgainstCatalog } from './events';
 import { parseWithAchLibrary, skipTo, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
 
 const NY = 'America/New_York';
@@ -179,5 +180,13 @@ describe('ACH return while the payment workflow runs', () => {
     const again = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/returns', headers: t.headers, payload: { file: ret } });
     expect(again.json().data[0].action).toBe('already_compensated');
     expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '300.00' });
+  });
+});
+
+describe('events', () => {
+  it('the ACH flows\' payment_rail.* events validate against the catalog', async () => {
+    const { problems, seen } = await checkOutboxAgainstCatalog(['payment_rail']);
+    expect(problems).toEqual([]);
+    for (const type of ['settled', 'completed', 'returned', 'failed', 'compensation_executed']) expect(seen).toContain(`payment_rail.${type}`);
   });
 });

@@ -5,6 +5,7 @@ import { getEntry } from '../../domain/ledger';
 import { addDays, instantAt, isBankingDay, zoned } from '../../domain/rails/calendar';
 import { createTestUser, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { checkOutboxAgainstCatalog } from './events';
 import { skipTo, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
 
 let h: RailsHarness;
@@ -149,5 +150,13 @@ describe('inbound rail status reports (pacs.002)', () => {
     expect((await report(pacs002({ msgId: s.msgId, e2e: s.e2e, status: 'ACSC' }))).json().data[0].action).toBe('signalled');
     await env.client.workflow.getHandle(p.workflow_id).result();
     expect((await get(p.id)).status).toBe('completed');
+  });
+});
+
+describe('events', () => {
+  it('status_report_received and the other payment_rail.* events validate against the catalog', async () => {
+    const { problems, seen } = await checkOutboxAgainstCatalog(['payment_rail']);
+    expect(problems).toEqual([]);
+    expect(seen).toContain('payment_rail.status_report_received');
   });
 });

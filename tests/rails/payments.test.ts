@@ -5,6 +5,7 @@ import { getEntry } from '../../domain/ledger';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createTestUser, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { checkOutboxAgainstCatalog } from './events';
 import { parseWithAchLibrary, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
 
 let h: RailsHarness;
@@ -163,5 +164,17 @@ describe('payment rails', () => {
     const mine = (await pay({ account_id: acct, amount: '1.00', currency: 'USD', rail: 'rtp', creditor_account: us() })).json().data;
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${mine.id}`, headers: stranger.headers })).statusCode).toBe(404);
     await env.client.workflow.getHandle(mine.workflow_id).result();
+  });
+});
+
+describe('payment_rail events', () => {
+  it('every payment_rail.* event written above validates against its catalog schema', async () => {
+    const { problems, seen } = await checkOutboxAgainstCatalog(['payment_rail', 'workflow']);
+    expect(problems).toEqual([]);
+    for (const type of ['pending', 'validated', 'reserved', 'screened', 'message_built', 'submitted', 'rail_rejected', 'settled', 'completed', 'rejected', 'failed', 'returned', 'compensation_executed']) {
+      expect(seen).toContain(`payment_rail.${type}`);
+    }
+    // Rails never write the transfer-shaped workflow.* events.
+    expect([...seen].filter((s) => s.startsWith('workflow.'))).toEqual([]);
   });
 });

@@ -1,0 +1,34 @@
+/**
+ * The interledger.* events (outbox, webhooks) of Interledger payments, written in the same
+ * transaction as each change. Every payload carries the payment's id, account, quote and status
+ * after the change, plus the fields of its type. Included in domain/events/catalog.ts.
+ */
+import type { EventTypeInfo } from '../events/catalog';
+
+type Schema = Record<string, unknown>;
+const str: Schema = { type: 'string' };
+
+const common: Record<string, Schema> = {
+  payment_id: { type: 'string', pattern: '^ilpp_' },
+  account_id: str,
+  quote_id: { type: 'string', pattern: '^ilpq_' },
+  status: { type: 'string', enum: ['pending', 'reserved', 'completed', 'failed'] },
+};
+
+function payload(props: Record<string, Schema> = {}): Schema {
+  const properties = { ...common, ...props };
+  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
+}
+
+const PRODUCER = 'domain/interledger, activities/interledger (interledger payment workflow)';
+const ev = (type: string, description: string, data_schema: Schema): EventTypeInfo => ({ type: `interledger.${type}`, group: 'Interledger', description, produced: true, producer: PRODUCER, data_schema });
+
+export const INTERLEDGER_EVENT_CATALOG: readonly EventTypeInfo[] = [
+  ev('payment_created', 'A quote was spent: the Interledger payment was created.', payload()),
+  ev('payment_reserved', 'The send amount was reserved with a pending ledger entry.', payload({ entry_id: str })),
+  ev('packet_fulfilled', 'The receiver fulfilled the ILP Prepare (fulfillment matches the condition).', payload({ code: { type: 'null' } })),
+  ev('packet_rejected', 'The ILP Prepare was rejected (ILP error code, e.g. F02, F99, R00).', payload({ code: { type: 'string', pattern: '^[FTR][0-9]{2}$' } })),
+  ev('payment_completed', 'The payment was posted to the ledger.', payload()),
+  ev('payment_failed', 'The payment failed (rejected packet, expired quote, ...); any reservation was voided.', payload({ code: str, reason: str })),
+  ev('compensation_executed', 'Compensation completed: the reservation was voided.', payload({ action: { type: 'string', enum: ['void'] } })),
+];
