@@ -47,7 +47,9 @@ async function waitForHealth(base: string) {
 
 function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
   // node itself runs the script (tsx as a loader): signals reach the process, no wrapper is left behind.
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the API and worker processes (written when they exit).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
