@@ -1,4 +1,5 @@
 import { withTransaction } from '../db/pool';
+import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { emitIlpEvent, lockIlpPayment, updateIlpPayment, type IlpPayment, type IlpQuote } from './index';
 
@@ -8,6 +9,8 @@ export async function startIlpPaymentWorkflow(p: IlpPayment, q: IlpQuote): Promi
     workflowId: p.workflowId,
     args: [{ paymentId: p.id }],
     subject: { id: p.id, accountIds: [p.accountId], assetCode: q.sendCurrency, amount: q.sendAmount, environment: p.environment, userId: p.userId },
+    idKey: SA.paymentId,
+    extraSearchAttributes: [{ key: SA.rail, value: 'interledger' }],
     onStartFailed: () =>
       withTransaction(async (c) => {
         const locked = await lockIlpPayment(c, p.id);

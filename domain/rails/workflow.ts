@@ -1,5 +1,6 @@
 import { withTransaction } from '../db/pool';
 import { getTemporalClient } from '../temporal/client';
+import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { deliverSignal, type RailSettlementSignalInput } from './inbound';
 import { lockRailPayment, recordRailEvent, updateRailPayment, type RailPayment } from './index';
@@ -11,6 +12,8 @@ export async function startRailPaymentWorkflow(p: RailPayment): Promise<void> {
     workflowId: p.workflowId,
     args: [{ paymentId: p.id }],
     subject: { id: p.id, accountIds: [p.accountId], assetCode: p.currency, amount: p.amount, environment: p.environment, userId: p.userId },
+    idKey: SA.paymentId,
+    extraSearchAttributes: [{ key: SA.rail, value: p.rail }],
     onStartFailed: () =>
       withTransaction(async (c) => {
         const locked = await lockRailPayment(c, p.id);

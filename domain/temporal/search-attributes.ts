@@ -3,6 +3,9 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 /** Custom search attributes every money-moving workflow sets, so operators can find it in the UI. */
 export const SA = {
   transferId: defineSearchAttributeKey('TransferId', SearchAttributeType.KEYWORD),
+  // Rail and Interledger payments: their own id key (not TransferId) and the rail they use ('interledger' for ILP).
+  paymentId: defineSearchAttributeKey('PaymentId', SearchAttributeType.KEYWORD),
+  rail: defineSearchAttributeKey('Rail', SearchAttributeType.KEYWORD),
   accountIds: defineSearchAttributeKey('AccountIds', SearchAttributeType.KEYWORD_LIST),
   assetCode: defineSearchAttributeKey('AssetCode', SearchAttributeType.KEYWORD),
   // Keyword, not Double: amounts are decimal strings everywhere, including here.

@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import { loadConfig } from '../platform/config';
 import type { Environment } from '../platform/environment';
 import { getTemporalClient } from './client';
@@ -11,6 +12,10 @@ export interface MoneyWorkflowStart {
   args: unknown[];
   /** What operators search by in the Temporal UI. */
   subject: { id: string; accountIds: string[]; assetCode: string; amount: string; environment: Environment; userId: string };
+  /** The key that carries subject.id: TransferId unless the workflow has its own (PaymentId for rail and ILP payments). */
+  idKey?: typeof SA.transferId;
+  /** Further attributes of this kind of workflow (e.g. Rail). */
+  extraSearchAttributes?: SearchAttributePair[];
   /** Runs when Temporal refuses the start: the record fails (nothing was reserved yet). */
   onStartFailed: () => Promise<void>;
 }
@@ -27,13 +32,14 @@ export async function startMoneyWorkflow(s: MoneyWorkflowStart): Promise<void> {
       workflowId: s.workflowId,
       args: s.args,
       typedSearchAttributes: [
-        { key: SA.transferId, value: s.subject.id },
+        { key: s.idKey ?? SA.transferId, value: s.subject.id },
         { key: SA.accountIds, value: s.subject.accountIds },
         { key: SA.assetCode, value: s.subject.assetCode },
         { key: SA.amount, value: s.subject.amount },
         { key: SA.businessStatus, value: 'pending' },
         { key: SA.environment, value: s.subject.environment },
         { key: SA.userId, value: s.subject.userId },
+        ...(s.extraSearchAttributes ?? []),
       ],
     });
   } catch (err) {

@@ -62,6 +62,18 @@ describe('interledger', () => {
     expect(createHash('sha256').update(fulfill.fulfillment).digest().equals(prepare.executionCondition)).toBe(true);
     expect(Buffer.from(done.fulfillment, 'base64').equals(fulfill.fulfillment)).toBe(true);
     expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '400.00', reserved_balance: '0.00' });
+    // Operators find the workflow by PaymentId and Rail (the dev server's visibility answers the query).
+    const client = await getTemporalClient();
+    const sa = (await client.workflow.getHandle(done.workflow_id).describe()).typedSearchAttributes;
+    expect(sa.get({ name: 'PaymentId', type: 'KEYWORD' } as never)).toBe(done.id);
+    expect(sa.get({ name: 'Rail', type: 'KEYWORD' } as never)).toBe('interledger');
+    expect(sa.get({ name: 'TransferId', type: 'KEYWORD' } as never)).toBeUndefined();
+    const found: string[] = [];
+    for (let i = 0; i < 100 && found.length === 0; i++) {
+      for await (const x of client.workflow.list({ query: `PaymentId = '${done.id}' AND Rail = 'interledger'` })) found.push(x.workflowId);
+      if (found.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(found).toEqual([done.workflow_id]);
 
     const again = await payQuote(q.id, acct);
     expect(again.statusCode).toBe(409);

@@ -104,6 +104,24 @@ describe('payment rails', () => {
     expect(other.json().data[0].action).toBe('unmatched');
   });
 
+  it('the workflow is found by PaymentId and Rail (not TransferId), with account, asset, amount, environment, user and business status', async () => {
+    const acct = await openFundedAccount(t, t.headers, '50.00');
+    const created = (await pay({ account_id: acct, amount: '12.34', currency: 'USD', rail: 'fednow', creditor_account: us() })).json().data;
+    const handle = env.client.workflow.getHandle(created.workflow_id);
+    await handle.result();
+    const sa = (await handle.describe()).typedSearchAttributes;
+    const get = (name: string, type: string) => sa.get({ name, type } as never);
+    expect(get('PaymentId', 'KEYWORD')).toBe(created.id);
+    expect(get('Rail', 'KEYWORD')).toBe('fednow');
+    expect(get('TransferId', 'KEYWORD')).toBeUndefined();
+    expect(get('AccountIds', 'KEYWORD_LIST')).toEqual([acct]);
+    expect(get('AssetCode', 'KEYWORD')).toBe('USD');
+    expect(get('Amount', 'KEYWORD')).toBe('12.34');
+    expect(get('Environment', 'KEYWORD')).toBe('sandbox');
+    expect(get('UserId', 'KEYWORD')).toBe(t.user.userId);
+    expect(get('BusinessStatus', 'KEYWORD')).toBe('completed');
+  });
+
   it('SEPA CT rejected with AC04 voids the reservation; the pacs.002 carries the reason', async () => {
     const acct = await openFundedAccount(t, t.headers, '300.00', 'EUR');
     const created = (await pay({ account_id: acct, amount: '100.00', currency: 'EUR', rail: 'sepa_ct', creditor_account: de(), memo: 'REJECT:AC04' })).json().data;
