@@ -76,7 +76,8 @@ export interface FlashLoan {
   profit: string;
   entryId: string;
   workflowId: string;
-  createdAt: Date;
+  /** ISO timestamp (the loan crosses the workflow boundary as JSON). */
+  createdAt: string;
 }
 
 export type FlashLoanFailureStep = 'borrow' | 'operation' | 'repay';
@@ -316,7 +317,7 @@ async function run(
     profit: profit.toFixed(loanPrecision),
     entryId: entry.id,
     workflowId: req.workflowId,
-    createdAt: rows[0].created_at,
+    createdAt: rows[0].created_at.toISOString(),
   };
 }
 
@@ -360,7 +361,7 @@ function toLoan(r: LoanRow): FlashLoan {
     profit: f(r.profit),
     entryId: r.entry_id,
     workflowId: r.workflow_id,
-    createdAt: r.created_at,
+    createdAt: r.created_at.toISOString(),
   };
 }
 
@@ -395,6 +396,6 @@ export function presentFlashLoan(l: FlashLoan) {
     account_id: l.accountId,
     entry_id: l.entryId,
     workflow_id: l.workflowId,
-    created_at: l.createdAt.toISOString(),
+    created_at: l.createdAt,
   };
 }
