@@ -1,5 +1,6 @@
 import { withTransaction } from '../db/pool';
 import { getTemporalClient } from '../temporal/client';
+import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { flashLoanWorkflowId, type FlashLoanRequest, type FlashLoanResult } from './flash-loans';
 import { lockSwap, updateSwap, type Swap } from './swaps';
@@ -11,6 +12,8 @@ export async function startSwapWorkflow(s: Swap): Promise<void> {
     workflowId: s.workflowId,
     args: [{ swapId: s.id }],
     subject: { id: s.id, accountIds: [s.accountId], assetCode: s.assetIn, amount: s.amountIn, environment: s.environment, userId: s.userId },
+    idKey: SA.operationId,
+    extraSearchAttributes: [{ key: SA.chain, value: s.chain }],
     onStartFailed: () =>
       withTransaction(async (c) => {
         const locked = await lockSwap(c, s.id);
@@ -28,6 +31,8 @@ export async function runFlashLoanWorkflow(req: FlashLoanRequest): Promise<Flash
     workflowId,
     args: [req],
     subject: { id: req.loanId, accountIds: [req.accountId], assetCode: req.token, amount: req.amount, environment: req.environment, userId: req.userId },
+    idKey: SA.operationId,
+    extraSearchAttributes: [{ key: SA.chain, value: req.chain }],
     onStartFailed: async () => undefined,
   });
   const client = await getTemporalClient();

@@ -6,6 +6,9 @@ export const SA = {
   // Rail and Interledger payments: their own id key (not TransferId) and the rail they use ('interledger' for ILP).
   paymentId: defineSearchAttributeKey('PaymentId', SearchAttributeType.KEYWORD),
   rail: defineSearchAttributeKey('Rail', SearchAttributeType.KEYWORD),
+  // DeFi operations (swaps, flash loans, cross-chain swaps): their id key, and the chain they run on.
+  operationId: defineSearchAttributeKey('OperationId', SearchAttributeType.KEYWORD),
+  chain: defineSearchAttributeKey('Chain', SearchAttributeType.KEYWORD),
   accountIds: defineSearchAttributeKey('AccountIds', SearchAttributeType.KEYWORD_LIST),
   assetCode: defineSearchAttributeKey('AssetCode', SearchAttributeType.KEYWORD),
   // Keyword, not Double: amounts are decimal strings everywhere, including here.

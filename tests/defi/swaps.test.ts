@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../domain/chains/registry';
 import { getPool } from '../../domain/db/pool';
 import { getEntry } from '../../domain/ledger';
+import { getTemporalClient } from '../../domain/temporal/client';
+import { SA } from '../../domain/temporal/search-attributes';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { getPool as getDexPool } from '../../domain/defi/pools';
 import { applySwap, fromBaseUnits, getAmountOut, toBaseUnits } from '../../domain/defi/pricing';
@@ -137,6 +139,14 @@ describe('swap execution', () => {
     expect(settle.status).toBe('posted');
     expect(new Set(settle.lines.map((l) => l.assetCode))).toEqual(new Set(['USDC', 'WETH']));
     expect((await getEntry(rows[0].reservation_entry_id))!.status).toBe('voided');
+    // Operators find the workflow by the swap's id, account, chain and status.
+    const handle = (await getTemporalClient()).workflow.getHandle(s.workflow_id);
+    expect(await handle.result()).toEqual({ swap_id: s.swap_id, status: 'completed' });
+    const d = await handle.describe();
+    expect(d.typedSearchAttributes.get(SA.operationId)).toBe(s.swap_id);
+    expect(d.typedSearchAttributes.get(SA.chain)).toBe('arbitrum');
+    expect(d.typedSearchAttributes.get(SA.accountIds)).toEqual([acct]);
+    expect(d.typedSearchAttributes.get(SA.businessStatus)).toBe('completed');
     const ev = (await swapEvents()).find((e) => e.swap_id === s.swap_id);
     expect(ev).toMatchObject({ amount_in: '5000.000000', amount_out: done.actual_output, tx_hash: s.tx_hash, entry_id: settle.id });
     await expectBalancedLedger();
