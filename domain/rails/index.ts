@@ -213,6 +213,34 @@ export async function getRailPayment(id: string, scope: { userId?: string; envir
   return toPayment(r);
 }
 
+export interface RailPaymentFilter {
+  userId: string;
+  environment: Environment;
+  status?: RailPaymentStatus;
+  rail?: RailName;
+  accountId?: string;
+  currency?: string;
+  /** created_at >= startDate */
+  startDate?: Date;
+  /** created_at < endDate */
+  endDate?: Date;
+  offset: number;
+  limit: number;
+}
+
+/** The caller's payments, newest first, with the total for pagination. */
+export async function listRailPayments(f: RailPaymentFilter, client: Queryable = getPool()): Promise<{ items: RailPayment[]; total: number }> {
+  const where = `p.user_id = $1 AND p.environment = $2 AND ($3::text IS NULL OR p.status = $3) AND ($4::text IS NULL OR p.rail = $4)
+    AND ($5::text IS NULL OR p.account_id = $5) AND ($6::text IS NULL OR p.currency = $6)
+    AND ($7::timestamptz IS NULL OR p.created_at >= $7) AND ($8::timestamptz IS NULL OR p.created_at < $8)`;
+  const params = [f.userId, f.environment, f.status ?? null, f.rail ?? null, f.accountId ?? null, f.currency ?? null, f.startDate ?? null, f.endDate ?? null];
+  const [items, count] = await Promise.all([
+    client.query<Row>(`${SELECT} WHERE ${where} ORDER BY p.created_at DESC, p.id DESC OFFSET $9 LIMIT $10`, [...params, f.offset, f.limit]),
+    client.query<{ n: number }>(`SELECT count(*)::int AS n FROM rail_payments p WHERE ${where}`, params),
+  ]);
+  return { items: items.rows.map(toPayment), total: count.rows[0].n };
+}
+
 export async function railPaymentHistory(id: string, client: Queryable = getPool()): Promise<RailPaymentEvent[]> {
   const { rows } = await client.query<{ status: string; detail: Record<string, unknown>; occurred_at: Date }>(
     'SELECT status, detail, occurred_at FROM rail_payment_events WHERE payment_id = $1 ORDER BY seq',

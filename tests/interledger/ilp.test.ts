@@ -75,6 +75,13 @@ describe('interledger', () => {
     }
     expect(found).toEqual([done.workflow_id]);
 
+    const getQuote = (id: string, headers = t.headers) => t.app.inject({ method: 'GET', url: `/api/v1/interledger/quotes/${id}`, headers });
+    const read = await getQuote(q.id);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().data).toEqual({ ...q, used: true, expired: false });
+    expect((await getQuote(q.id, (await createTestUser()).headers)).statusCode).toBe(404);
+    expect((await getQuote('ilpq_nosuchquote')).statusCode).toBe(404);
+
     const again = await payQuote(q.id, acct);
     expect(again.statusCode).toBe(409);
     expect(again.json().errors[0].code).toBe('QUOTE_ALREADY_USED');
@@ -99,7 +106,9 @@ describe('interledger', () => {
     const acct = await openFundedAccount(t, t.headers, '50.00');
     const q = (await quote({ send_amount: '10.00', send_currency: 'USD', receive_currency: 'EUR', receiver: '$wallet.example/carol' })).json().data;
     delete process.env.ILP_QUOTE_TTL_SECONDS;
+    expect(q.expired).toBe(false);
     await new Promise((res) => setTimeout(res, 1200));
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/interledger/quotes/${q.id}`, headers: t.headers })).json().data).toMatchObject({ id: q.id, expired: true, used: false });
     const r = await payQuote(q.id, acct);
     expect(r.statusCode).toBe(422);
     expect(r.json().errors[0].code).toBe('QUOTE_EXPIRED');

@@ -163,6 +163,57 @@ describe('payment rails', () => {
     expect(await balance(t, t.headers, acct, 'EUR')).toMatchObject({ total_balance: '980.00', reserved_balance: '0.00' });
   });
 
+  it("lists the caller's payments newest first with pagination and filters", async () => {
+    const u = await createTestUser();
+    const usd = await openFundedAccount(t, u.headers, '1000.00');
+    const eur = await openFundedAccount(t, u.headers, '1000.00', 'EUR');
+    const made: Array<{ id: string; workflow_id: string }> = [];
+    for (const body of [
+      { account_id: usd, amount: '1.00', currency: 'USD', rail: 'rtp', creditor_account: us() },
+      { account_id: usd, amount: '2.00', currency: 'USD', rail: 'fednow', creditor_account: us() },
+      { account_id: eur, amount: '3.00', currency: 'EUR', rail: 'sepa_instant', creditor_account: de() },
+      { account_id: eur, amount: '4.00', currency: 'EUR', rail: 'sepa_instant', creditor_account: de(), memo: 'REJECT:AC04' },
+      { account_id: usd, amount: '5.00', currency: 'USD', rail: 'rtp', creditor_account: us() },
+    ]) {
+      const c = (await pay(body, u.headers)).json().data;
+      await env.client.workflow.getHandle(c.workflow_id).result();
+      made.push(c);
+    }
+    const list = (q: string, headers = u.headers) => t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments${q}`, headers });
+    const ids = (r: { json(): any }) => r.json().data.map((p: any) => p.id);
+    const newestFirst = [...made].reverse().map((p) => p.id);
+
+    const page1 = await list('?per_page=2');
+    expect(page1.statusCode).toBe(200);
+    expect(ids(page1)).toEqual(newestFirst.slice(0, 2));
+    expect(page1.json().meta).toMatchObject({ current_page: 1, last_page: 3, per_page: 2, total: 5, from: 1, to: 2 });
+    expect(page1.json().links.next).toBe('/api/v1/payment-rails/payments?per_page=2&page=2');
+    const item = page1.json().data[0];
+    expect(item).toMatchObject({ id: made[4].id, status: 'completed', rail: 'rtp', amount: '5.00', currency: 'USD', account_id: usd });
+    expect(item).not.toHaveProperty('rail_message');
+    expect(item).not.toHaveProperty('history');
+    expect(ids(await list('?per_page=2&page=3'))).toEqual(newestFirst.slice(4));
+
+    expect(ids(await list('?status=rejected'))).toEqual([made[3].id]);
+    expect(ids(await list('?rail=rtp'))).toEqual([made[4].id, made[0].id]);
+    expect(ids(await list(`?account_id=${eur}`))).toEqual([made[3].id, made[2].id]);
+    expect(ids(await list('?currency=eur&status=completed'))).toEqual([made[2].id]);
+    const { rows } = await getPool().query<{ created_at: Date }>('SELECT created_at FROM rail_payments WHERE id = $1', [made[2].id]);
+    const from = rows[0].created_at.toISOString();
+    expect(ids(await list(`?start_date=${encodeURIComponent(from)}`))).toEqual(newestFirst.slice(0, 3));
+    expect(ids(await list(`?end_date=${encodeURIComponent(from)}`))).toEqual(newestFirst.slice(3));
+    const badRange = await list(`?start_date=${encodeURIComponent(from)}&end_date=${encodeURIComponent(from)}`);
+    expect(badRange.statusCode).toBe(422);
+    expect(badRange.json().errors[0].code).toBe('INVALID_DATE_RANGE');
+    expect((await list('?per_page=500')).statusCode).toBe(422);
+    expect((await list('?rail=carrier_pigeon')).statusCode).toBe(422);
+    expect((await list('?colour=blue')).statusCode).toBe(422);
+
+    // Tenant isolation: another user sees none of them, even filtering by this user's account.
+    const stranger = await createTestUser();
+    expect((await list(`?account_id=${usd}`, stranger.headers)).json()).toMatchObject({ data: [], meta: { total: 0 } });
+  });
+
   it('refuses bad input with 4xx and hides other users\' payments', async () => {
     const acct = await openFundedAccount(t, t.headers, '100.00');
     const bad = async (body: Record<string, unknown>, code: string, status = 422) => {

@@ -21,6 +21,7 @@ const quoteSchema = {
     receive_currency: { type: 'string' },
     fx_rate: { type: 'string' },
     expires_at: timestamp,
+    expired: { type: 'boolean' },
     used: { type: 'boolean' },
     open_payments: { type: 'object', properties: { debitAmount: opAmount, receiveAmount: opAmount, fee: opAmount } },
     created_at: timestamp,
@@ -61,6 +62,8 @@ function presentQuote(q: IlpQuote) {
     receive_currency: q.receiveCurrency,
     fx_rate: q.rate,
     expires_at: q.expiresAt.toISOString(),
+    // The API's clock; payment creation checks expiry against the database's.
+    expired: q.expiresAt.getTime() <= Date.now(),
     used: q.usedAt !== null,
     open_payments: {
       debitAmount: openPaymentsAmount(q.sendAmount, q.sendCurrency, q.sendScale),
@@ -121,6 +124,24 @@ export default async function interledgerRoutes(app: FastifyInstance) {
       const b = request.body;
       const q = await createQuote({ userId: pr.userId, environment: pr.environment, sendAmount: b.send_amount, sendCurrency: b.send_currency, receiveCurrency: b.receive_currency, receiver: b.receiver });
       return reply.code(201).send({ data: presentQuote(q) });
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/quotes/:id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'An Interledger quote: amounts, fee, FX rate, expiry and whether it was used',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
+        response: { 200: envelope(quoteSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const pr = principalOf(request);
+      const q = await getQuote(request.params.id);
+      if (!q || q.userId !== pr.userId || q.environment !== pr.environment) throw notFound('Quote');
+      return { data: presentQuote(q) };
     },
   );
 

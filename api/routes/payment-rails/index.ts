@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { createRailActivities } from '../../../activities/rails';
 import { buildAchFile, ingestReturnFile, type RequestEntry } from '../../../domain/ach/files';
-import { createRailPayment, getRailPayment, railPaymentHistory, type RailPayment } from '../../../domain/rails';
-import { holidays, RAIL_NAMES, RAILS, railAvailability, zoned } from '../../../domain/rails/calendar';
+import { createRailPayment, getRailPayment, listRailPayments, railPaymentHistory, type RailPayment, type RailPaymentStatus } from '../../../domain/rails';
+import { holidays, RAIL_NAMES, RAILS, railAvailability, zoned, type RailName } from '../../../domain/rails/calendar';
 import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
 import { ingestStatusReport } from '../../../domain/rails/inbound';
 import { signalAchReturn, signalRailSettlement, startRailPaymentWorkflow } from '../../../domain/rails/workflow';
 import type { Principal } from '../../../domain/auth/principal';
 import { ApiError, notFound } from '../../errors';
-import { decimalString, envelope, errorResponses, timestamp } from '../../schemas';
+import { pageParams, paginate } from '../../pagination';
+import { decimalString, envelope, errorResponses, paginatedEnvelope, paginationQuery, timestamp } from '../../schemas';
 import { principalOf } from '../../types';
 
 const TAG = 'Payment rails';
@@ -71,8 +72,17 @@ const paymentSchema = {
   },
 };
 
+/** A list item: the payment without its messages and history (GET /payments/{id} has them). */
+function presentSummary(p: RailPayment) {
+  const { rail_message: _m, status_report: _s, history: _h, ...rest } = presentFields(p, []);
+  return rest;
+}
+
 async function present(p: RailPayment) {
-  const history = await railPaymentHistory(p.id);
+  return presentFields(p, await railPaymentHistory(p.id));
+}
+
+function presentFields(p: RailPayment, history: Awaited<ReturnType<typeof railPaymentHistory>>) {
   return {
     id: p.id,
     status: p.status,
@@ -223,6 +233,56 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
         throw new ApiError(503, 'WORKFLOW_UNAVAILABLE', 'The payment could not be started; nothing was moved. Retry later.');
       });
       return reply.code(201).send({ data: await present(p) });
+    },
+  );
+
+  app.get<{
+    Querystring: { page?: number; per_page?: number; status?: RailPaymentStatus; rail?: RailName; account_id?: string; currency?: string; start_date?: string; end_date?: string };
+  }>(
+    '/payments',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The caller's rail payments, newest first, paginated",
+        description:
+          'Filters: status, rail, account_id, currency, and created_at from start_date (inclusive) to end_date (exclusive). Items leave out the rail ' +
+          'message, the last status report and the history: GET /payments/{id} has them.',
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ...paginationQuery,
+            status: { type: 'string', enum: ['pending', 'reserved', 'submitted', 'settled', 'completed', 'rejected', 'failed', 'returned'] },
+            rail: { type: 'string', enum: RAIL_NAMES },
+            account_id: { type: 'string', minLength: 1, maxLength: 64 },
+            currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
+            start_date: { type: 'string', format: 'date-time' },
+            end_date: { type: 'string', format: 'date-time' },
+          },
+        },
+        response: { 200: paginatedEnvelope(paymentSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const pr = principalOf(request);
+      const q = request.query;
+      const startDate = q.start_date ? new Date(q.start_date) : undefined;
+      const endDate = q.end_date ? new Date(q.end_date) : undefined;
+      if (startDate && endDate && startDate >= endDate) throw new ApiError(422, 'INVALID_DATE_RANGE', 'start_date must be before end_date', { source: { parameter: 'start_date' } });
+      const pp = pageParams(q);
+      const { items, total } = await listRailPayments({
+        userId: pr.userId,
+        environment: pr.environment,
+        status: q.status,
+        rail: q.rail,
+        accountId: q.account_id,
+        currency: q.currency?.toUpperCase(),
+        startDate,
+        endDate,
+        offset: pp.offset,
+        limit: pp.perPage,
+      });
+      return paginate(request, items.map(presentSummary), total, pp);
     },
   );
 
