@@ -142,7 +142,6 @@ export async function validateFlashLoan(input: {
 
 interface Flow {
   accountId: string;
-  assetCode: string;
   /** debits - credits, at the asset's precision */
   net: InstanceType<typeof D>;
 }
@@ -195,17 +194,16 @@ async function run(
   const pools = await lockPools(c, req.environment, wanted.map((p) => p.id));
 
   const holdings = new Map<string, bigint>([[loanAsset, amountBase]]);
-  const decimalsOf = new Map<string, number>([[loanAsset, lending.decimals]]);
   const results: FlashLoanOperationResult[] = [];
   const flows = new Map<string, Flow>();
-  const flow = (accountId: string, assetCode: string, debit: InstanceType<typeof D>) => {
-    const k = `${accountId}`;
-    const f = flows.get(k) ?? { accountId, assetCode, net: new D(0) };
+  // Net flow per ledger account (each holds one asset): received is a debit, sent a credit.
+  const flow = (accountId: string, debit: InstanceType<typeof D>) => {
+    const f = flows.get(accountId) ?? { accountId, net: new D(0) };
     f.net = f.net.plus(debit);
-    flows.set(k, f);
+    flows.set(accountId, f);
   };
   const lenderLa = await lenderAccount(req.environment, chain.id, lending.protocol, token.assetCode, c);
-  flow(lenderLa, token.assetCode, new D(req.amount));
+  flow(lenderLa, new D(req.amount));
 
   for (let i = 0; i < req.operations.length; i++) {
     const op = req.operations[i];
@@ -233,15 +231,14 @@ async function run(
     await saveReserves(c, after);
     const fromDecimals = best.pool.decimals[best.pool.tokens.indexOf(from)];
     const toDecimals = best.pool.decimals[best.pool.tokens.indexOf(to)];
-    decimalsOf.set(to, toDecimals);
     holdings.set(from, 0n);
     holdings.set(to, (holdings.get(to) ?? 0n) + best.out);
     const assetFrom = from === loanAsset ? token.assetCode : from;
     const assetTo = to === loanAsset ? token.assetCode : to;
     const inHuman = new D(held.toString()).div(new D(10).pow(fromDecimals));
     const outHuman = new D(best.out.toString()).div(new D(10).pow(toDecimals));
-    flow(await dexSettlementAccount(req.environment, chain.id, op.dex, assetFrom, c), assetFrom, inHuman.neg());
-    flow(await dexSettlementAccount(req.environment, chain.id, op.dex, assetTo, c), assetTo, outHuman);
+    flow(await dexSettlementAccount(req.environment, chain.id, op.dex, assetFrom, c), inHuman.neg());
+    flow(await dexSettlementAccount(req.environment, chain.id, op.dex, assetTo, c), outHuman);
     results.push({
       index: i,
       type: 'swap',
@@ -272,7 +269,7 @@ async function run(
   }
   const profit = surplus.minus(networkFee);
   const fee = new D(fmt(feeBase));
-  flow(lenderLa, token.assetCode, new D(req.amount).plus(fee).neg());
+  flow(lenderLa, new D(req.amount).plus(fee).neg());
 
   // One balanced entry: per venue its net flow, the network fee, the profit to the customer's book.
   const lines: LineInput[] = [];

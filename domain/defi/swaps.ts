@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { validateAddress } from '../chains/addresses';
-import { chainAdapterFor, type ChainTx } from '../chains/adapter';
+import type { ChainTx } from '../chains/adapter';
 import { getChain, getToken } from '../chains/registry';
 import { updateAssignments } from '../db/update';
 import { getPool as getDb, withTransaction, type Queryable } from '../db/pool';
@@ -20,7 +20,7 @@ import { dexSettlementAccount, ensureChainLedgerAccount, resolveAccount } from '
 import { gasCostNative, nativeUsdPrice, routerAddress } from './gas';
 import { lockPools, saveReserves, type DexPool } from './pools';
 import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './pricing';
-import { getSwapQuote, lockSwapQuote, type StoredRoute, type SwapQuote } from './quotes';
+import { lockSwapQuote, type StoredRoute } from './quotes';
 
 export type SwapStatus = 'pending' | 'submitted' | 'included' | 'completed' | 'failed';
 export type SandboxOutcome = 'revert' | 'drop';
@@ -502,8 +502,3 @@ export function presentSubmitted(s: Swap) {
   if (!s.txHash) return v;
   return { ...v, status: 'submitted' as const, actual_output: null, network_fee: null, amount_received: null, gas_used: null, block_number: null, failure: null, compensation_executed: false, completed_at: null, failed_at: null };
 }
-
-export { getSwapQuote, type SwapQuote };
-
-/** Adapter for the swap's environment. */
-export const adapterFor = (s: Pick<Swap, 'environment'>) => chainAdapterFor(s.environment);
