@@ -2,6 +2,7 @@ import { createTransferActivities } from './transfers';
 import { createWebhookActivities } from './webhooks';
 import { createRailActivities } from './rails';
 import { createInterledgerActivities } from './interledger';
+import { createCrosschainActivities } from './crosschain';
 import { createDefiActivities } from './defi';
 
 /** Every activity the worker runs, keyed by name. */
@@ -11,6 +12,7 @@ export function createActivities() {
     ...createWebhookActivities(),
     ...createRailActivities(),
     ...createInterledgerActivities(),
+    ...createCrosschainActivities(),
     ...createDefiActivities(),
   };
 }

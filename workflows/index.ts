@@ -7,3 +7,4 @@ export { interledgerPaymentWorkflow } from './interledger-payment';
 export { achFileWorkflow } from './ach-file';
 export { swapWorkflow } from './swap';
 export { flashLoanWorkflow } from './flash-loan';
+export { bridgeTransferWorkflow } from './bridge-transfer';

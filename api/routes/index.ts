@@ -12,6 +12,7 @@ import liveDashboardRoutes from './live-dashboard';
 import metricsRoutes from './metrics';
 import paymentRailRoutes from './payment-rails';
 import interledgerRoutes from './interledger';
+import crosschainRoutes from './crosschain';
 import defiRoutes from './defi';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
@@ -29,5 +30,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(metricsRoutes);
   await app.register(paymentRailRoutes, { prefix: '/api/v1/payment-rails' });
   await app.register(interledgerRoutes, { prefix: '/api/v1/interledger' });
+  await app.register(crosschainRoutes);
   await app.register(defiRoutes);
 }

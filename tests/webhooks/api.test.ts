@@ -70,7 +70,8 @@ describe('event catalog', () => {
     const data = r.json().data as Array<{ type: string; group: string; produced: boolean; data_schema: object }>;
     expect(data.map((e) => e.type).sort()).toEqual([...SPEC_EVENTS].sort());
     expect(data.find((e) => e.type === 'transfer.completed')).toMatchObject({ group: 'Transfer', produced: true });
-    expect(data.find((e) => e.type === 'bridge.initiated')).toMatchObject({ group: 'Cross-chain', produced: false });
+    expect(data.find((e) => e.type === 'bridge.initiated')).toMatchObject({ group: 'Cross-chain', produced: true });
+    expect(data.find((e) => e.type === 'partner.onboarded')).toMatchObject({ group: 'Partner', produced: false });
     expect((await t.app.inject({ method: 'GET', url: '/api/v2/webhooks/events' })).statusCode).toBe(401);
   });
 

@@ -1,0 +1,135 @@
+import { ApplicationFailure, defineQuery, log, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { CrosschainActivities } from '../activities/crosschain';
+import { SA } from '../domain/temporal/search-attributes';
+
+export interface BridgeTransferWorkflowInput {
+  transferId: string;
+}
+
+export interface BridgeProgress {
+  bridge_tx_id: string;
+  step: string;
+  status: 'running' | 'completed' | 'failed';
+  source_tx_hash?: string;
+  destination_tx_hash?: string;
+  failure?: { code: string; reason: string };
+}
+
+export const bridgeProgressQuery = defineQuery<BridgeProgress>('progress');
+
+const acts = proxyActivities<CrosschainActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+class BridgeFailure {
+  constructor(
+    readonly code: string,
+    readonly reason: string,
+  ) {}
+}
+
+/** Attestation polling backs off up to this interval. */
+const MAX_POLL_MS = 120_000;
+
+/**
+ * check quote + deadline -> reserve (pending entry on the source chain book) -> lock/burn on the
+ * source chain -> wait for the protocol's source confirmations -> wait for the attestation
+ * (guardian VAA / DVN verification / validator votes, polled on timers) -> release/mint on the
+ * destination -> wait for inclusion -> post (source book -> in-transit -> destination book, fee
+ * -> fee revenue) -> complete. A failure, or the deadline passing before the destination leg is
+ * sent, voids the reservation with the reason. Once the destination leg is sent the deadline no
+ * longer applies (a refund could pay twice): the workflow waits for its outcome.
+ */
+export async function bridgeTransferWorkflow(input: BridgeTransferWorkflowInput): Promise<BridgeProgress> {
+  const workflowId = workflowInfo().workflowId;
+  const base = { transferId: input.transferId, workflowId };
+  const progress: BridgeProgress = { bridge_tx_id: input.transferId, step: 'check', status: 'running' };
+  setHandler(bridgeProgressQuery, () => progress);
+  const setStatus = (status: string) => upsertSearchAttributes([{ key: SA.businessStatus, value: status }] as never);
+  const step = (s: string) => {
+    progress.step = s;
+  };
+  const now = () => Date.now();
+
+  try {
+    const plan = await acts.checkBridgeTransfer({ ...base, nowMs: now(), startMs: workflowInfo().startTime.getTime() });
+    /** Sleeps until `untilMs` but not past the deadline; past the deadline the transfer fails. */
+    const waitBefore = async (untilMs: number, what: string) => {
+      const until = Math.min(untilMs, plan.deadlineMs);
+      if (until > now()) await sleep(until - now());
+      if (now() >= plan.deadlineMs) throw new BridgeFailure('DEADLINE_EXCEEDED', `the deadline passed while waiting for ${what}`);
+    };
+
+    step('reserve');
+    await acts.reserveBridgeTransfer(base);
+    setStatus('reserved');
+
+    step('source');
+    const src = await acts.submitBridgeSource({ ...base, nowMs: now() });
+    progress.source_tx_hash = src.hash;
+    setStatus('source_submitted');
+
+    step('source_finality');
+    for (;;) {
+      const s = await acts.checkBridgeSource({ ...base, nowMs: now() });
+      if (s.status === 'reverted') throw new BridgeFailure('SOURCE_REVERTED', `source transaction reverted: ${s.failureReason ?? 'execution reverted'}`);
+      if (s.status === 'dropped') throw new BridgeFailure('SOURCE_DROPPED', `source transaction dropped: ${s.failureReason ?? 'not included'}`);
+      if (s.ready) break;
+      await waitBefore(Math.max(s.nextCheckMs, now() + plan.sourceBlockMs), `source confirmations (${s.confirmations}/${s.required})`);
+    }
+    setStatus('source_finalized');
+
+    step('attestation');
+    let poll = plan.pollMs;
+    for (;;) {
+      const a = await acts.checkBridgeAttestation({ ...base, nowMs: now() });
+      if (a.attested) break;
+      const next = a.expectedAtMs !== null && a.expectedAtMs > now() ? a.expectedAtMs : now() + poll;
+      if (a.expectedAtMs === null) poll = Math.min(poll * 2, MAX_POLL_MS);
+      await waitBefore(next, 'the bridge attestation');
+    }
+    setStatus('attested');
+
+    step('destination');
+    const dst = await acts.submitBridgeDestination({ ...base, nowMs: now() });
+    progress.destination_tx_hash = dst.hash;
+    setStatus('destination_submitted');
+
+    step('destination_inclusion');
+    let blockNumber: number | null = null;
+    for (;;) {
+      const d = await acts.checkBridgeDestination({ ...base, nowMs: now() });
+      if (d.status === 'reverted') throw new BridgeFailure('DESTINATION_REVERTED', `destination transaction reverted: ${d.failureReason ?? 'execution reverted'}`);
+      if (d.status === 'dropped') throw new BridgeFailure('DESTINATION_DROPPED', `destination transaction dropped: ${d.failureReason ?? 'not included'}`);
+      if (d.included) {
+        blockNumber = d.blockNumber;
+        break;
+      }
+      await sleep(Math.max(1000, d.nextCheckMs - now()));
+    }
+
+    step('post');
+    await acts.postBridgeTransfer({ ...base, blockNumber });
+    setStatus('completed');
+    step('complete');
+    progress.status = 'completed';
+    return progress;
+  } catch (err) {
+    const f = err instanceof BridgeFailure ? err : asFailure(err);
+    log.warn('bridge transfer failed', { transferId: input.transferId, code: f.code });
+    step('compensate');
+    await acts.compensateBridgeTransfer({ ...base, code: f.code, reason: f.reason });
+    progress.status = 'failed';
+    progress.failure = { code: f.code, reason: f.reason };
+    setStatus('failed');
+    return progress;
+  }
+}
+
+function asFailure(err: unknown): BridgeFailure {
+  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
+  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
+  if (e instanceof ApplicationFailure) return new BridgeFailure(e.type ?? 'BRIDGE_FAILED', e.message);
+  return new BridgeFailure('BRIDGE_FAILED', (err as Error)?.message ?? 'unknown error');
+}
