@@ -139,7 +139,7 @@ export function createRailActivities() {
     async prepareRailPayment({ paymentId, nowMs }: RailStepInput & { nowMs: number }): Promise<RailPlan> {
       return withTransaction(async (c) => {
         const p = await lockRailPayment(c, paymentId);
-        const plan = planExecution(p.rail, new Date(nowMs));
+        const plan = planExecution(p.rail, new Date(nowMs), p.currency);
         const def = RAILS[p.rail];
         const ach = def.message_format === 'nacha';
         const odfi = odfiRouting();

@@ -4,7 +4,7 @@
  * Holidays are computed per year (never a table for one year).
  */
 
-export type CalendarId = 'us_fed' | 'target2' | 'weekdays' | 'always';
+export type CalendarId = 'us_fed' | 'target2' | 'uk' | 'weekdays' | 'always';
 export type RailName = 'ach_standard' | 'ach_same_day' | 'fedwire' | 'rtp' | 'fednow' | 'sepa_ct' | 'sepa_instant' | 'swift';
 
 export interface Holiday {
@@ -95,10 +95,62 @@ export function target2ClosingDays(year: number): Holiday[] {
   ];
 }
 
+/**
+ * UK (England and Wales) bank holidays, the days CHAPS and the London market are closed, by the
+ * Banking and Financial Dealings Act rules: a fixed holiday on a weekend moves to the next free
+ * weekday (Christmas on a Saturday: 27th; Boxing Day then the 28th). One-off changes by royal
+ * proclamation (e.g. 2020's VE Day move, 2022's Jubilee and state funeral, 2023's Coronation)
+ * cannot be computed and are not included.
+ */
+export function ukBankHolidays(year: number): Holiday[] {
+  const easter = easterSunday(year);
+  const nextWeekday = (date: string, taken: Set<string>) => {
+    let d = date;
+    while (weekday(d) === 0 || weekday(d) === 6 || taken.has(d)) d = addDays(d, 1);
+    return d;
+  };
+  const newYear = nextWeekday(ymd(year, 1, 1), new Set());
+  // A day that falls on a weekday keeps it; the others take the next free weekdays, Christmas first.
+  const isWeekday = (d: string) => weekday(d) !== 0 && weekday(d) !== 6;
+  const [xmas, box] = [ymd(year, 12, 25), ymd(year, 12, 26)];
+  const taken = new Set([xmas, box].filter(isWeekday));
+  const christmas = isWeekday(xmas) ? xmas : nextWeekday(xmas, taken);
+  taken.add(christmas);
+  const boxing = isWeekday(box) ? box : nextWeekday(box, taken);
+  const sub = (d: string, fixed: string, name: string) => ({ date: d, name: d === fixed ? name : `${name} (substitute day)` });
+  return [
+    sub(newYear, ymd(year, 1, 1), "New Year's Day"),
+    { date: addDays(easter, -2), name: 'Good Friday' },
+    { date: addDays(easter, 1), name: 'Easter Monday' },
+    { date: nthWeekday(year, 5, 1, 1), name: 'Early May bank holiday' },
+    { date: nthWeekday(year, 5, 1, -1), name: 'Spring bank holiday' },
+    { date: nthWeekday(year, 8, 1, -1), name: 'Summer bank holiday' },
+    sub(christmas, ymd(year, 12, 25), 'Christmas Day'),
+    sub(boxing, ymd(year, 12, 26), 'Boxing Day'),
+  ].sort((a, b) => a.date.localeCompare(b.date));
+}
+
 export function holidays(calendar: CalendarId, year: number): Holiday[] {
   if (calendar === 'us_fed') return usFederalReserveHolidays(year);
   if (calendar === 'target2') return target2ClosingDays(year);
+  if (calendar === 'uk') return ukBankHolidays(year);
   return [];
+}
+
+/** How the calendar's business days read in the API. */
+export function calendarDescription(calendar: CalendarId): string {
+  switch (calendar) {
+    case 'always':
+      return '24x7x365';
+    case 'weekdays':
+      return 'Monday-Friday';
+    case 'us_fed':
+      return 'Monday-Friday except Federal Reserve holidays';
+    case 'target2':
+      return 'Monday-Friday except TARGET2 closing days';
+    case 'uk':
+      return 'Monday-Friday except UK (England and Wales) bank holidays';
+  }
 }
 
 const holidayCache = new Map<string, Set<string>>();
@@ -215,6 +267,11 @@ export interface RailDefinition {
   /** Instant rails settle within this many seconds, 24x7x365. */
   instant_seconds?: number;
   return_window_banking_days?: number;
+  /**
+   * Multi-currency rails (SWIFT): the calendar of each currency's home market, which decides the
+   * value (settlement) date; `calendar` is then the platform desk's, which decides submission days.
+   */
+  settlement_calendars?: Record<string, CalendarId>;
 }
 
 export const RAILS: Readonly<Record<RailName, RailDefinition>> = {
@@ -347,9 +404,12 @@ export const RAILS: Readonly<Record<RailName, RailDefinition>> = {
     min_amount: '0.01',
     max_amount: '9999999999.99',
     settlement_speed: 'next_day',
-    settlement_description: 'Submitted by 16:00 London time on a business day; credited the next business day.',
+    settlement_description:
+      "Submitted by 16:00 London time on a UK business day; value date the next business day of the currency's market (USD Fed, EUR TARGET2, GBP UK bank holidays; CHF and JPY weekdays only).",
     time_zone: 'Europe/London',
-    calendar: 'weekdays',
+    calendar: 'uk',
+    // CHF (SIX SIC) and JPY (BOJ-NET) closing days are not modelled: weekdays only.
+    settlement_calendars: { USD: 'us_fed', EUR: 'target2', GBP: 'uk', CHF: 'weekdays', JPY: 'weekdays' },
     message_format: 'pacs.008',
     addressing: ['iban', 'bic'],
     cost: '15.00',
@@ -375,8 +435,9 @@ export interface ExecutionPlan {
  * When a payment handed over at `now` will be submitted and settle on `rail`: the first window
  * whose cut-off is still ahead on a banking day (Fedwire also needs the day to have opened).
  */
-export function planExecution(railName: RailName, now: Date): ExecutionPlan {
+export function planExecution(railName: RailName, now: Date, currency?: string): ExecutionPlan {
   const rail = RAILS[railName];
+  const settlementCalendar = (currency && rail.settlement_calendars?.[currency]) || rail.calendar;
   if (rail.instant_seconds !== undefined) {
     return { rail: railName, submitAt: now, settleAt: new Date(now.getTime() + rail.instant_seconds * 1000), settlementDate: zoned(now, rail.time_zone).date, cutoff: null };
   }
@@ -393,7 +454,7 @@ export function planExecution(railName: RailName, now: Date): ExecutionPlan {
         const opens = instantAt(rail.time_zone, openDay, rail.opens);
         if (opens.getTime() > now.getTime()) submitAt = opens;
       }
-      const settlementDate = w.settlementDayOffset === 0 ? day : addBankingDays(rail.calendar, day, w.settlementDayOffset);
+      const settlementDate = w.settlementDayOffset === 0 ? day : addBankingDays(settlementCalendar, day, w.settlementDayOffset);
       return { rail: railName, submitAt, settleAt: instantAt(rail.time_zone, settlementDate, w.settles), settlementDate, cutoff };
     }
   }
@@ -401,9 +462,9 @@ export function planExecution(railName: RailName, now: Date): ExecutionPlan {
 }
 
 /** Whether the rail accepts a payment right now and, if not, when it next does. */
-export function railAvailability(railName: RailName, now: Date) {
+export function railAvailability(railName: RailName, now: Date, currency?: string) {
   const rail = RAILS[railName];
-  const plan = planExecution(railName, now);
+  const plan = planExecution(railName, now, currency);
   const local = zoned(now, rail.time_zone);
   let available = plan.submitAt.getTime() === now.getTime();
   // A cut-off later today on a banking day means open now; a plan for another day means closed.

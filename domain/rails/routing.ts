@@ -122,7 +122,7 @@ export function chooseRail(input: { amount: string; currency: string; creditor: 
   for (const rail of Object.keys(RAILS) as RailName[]) {
     const bad = eligibility(rail, input.amount, input.currency, reachable);
     if (bad && !reachable.includes(rail)) continue;
-    const plan = bad ? null : planExecution(rail, input.now);
+    const plan = bad ? null : planExecution(rail, input.now, input.currency);
     alternatives.push({ rail, eligible: !bad, reason: bad ?? `settles ${plan!.settleAt.toISOString()}`, cost: RAILS[rail].cost, expected_settlement_at: plan ? iso(plan.settleAt) : null });
     if (!bad) eligible.push({ rail, settle: plan!.settleAt, cost: RAILS[rail].cost });
   }

@@ -7,12 +7,14 @@ import {
   planExecution,
   railAvailability,
   target2ClosingDays,
+  ukBankHolidays,
   usFederalReserveHolidays,
 } from '../../domain/rails/calendar';
 import { chooseRail, ibanValid, reachableRails } from '../../domain/rails/routing';
 
 const et = (date: string, hhmm: string) => instantAt('America/New_York', date, hhmm);
 const cet = (date: string, hhmm: string) => instantAt('Europe/Berlin', date, hhmm);
+const london = (date: string, hhmm: string) => instantAt('Europe/London', date, hhmm);
 
 describe('banking calendars', () => {
   it('computes Federal Reserve holidays per year with the Sunday->Monday rule and no Saturday shift', () => {
@@ -36,6 +38,37 @@ describe('banking calendars', () => {
     expect(target2ClosingDays(2026).map((h) => h.date)).toEqual(['2026-01-01', '2026-04-03', '2026-04-06', '2026-05-01', '2026-12-25', '2026-12-26']);
     expect(isBankingDay('target2', '2026-04-06')).toBe(false);
     expect(addBankingDays('target2', '2026-04-02', 1)).toBe('2026-04-07');
+  });
+
+  it('computes UK bank holidays with substitute days (gov.uk dates)', () => {
+    expect(ukBankHolidays(2026).map((h) => h.date)).toEqual(['2026-01-01', '2026-04-03', '2026-04-06', '2026-05-04', '2026-05-25', '2026-08-31', '2026-12-25', '2026-12-28']);
+    // Christmas on a Saturday: Christmas moves to Monday 27th, Boxing Day to Tuesday 28th.
+    expect(ukBankHolidays(2027).map((h) => h.date)).toEqual(['2027-01-01', '2027-03-26', '2027-03-29', '2027-05-03', '2027-05-31', '2027-08-30', '2027-12-27', '2027-12-28']);
+    // Christmas on a Sunday: Boxing Day stays on Monday 26th, Christmas is observed on Tuesday 27th; New Year's Day on a Saturday: Monday 3rd.
+    const h2022 = ukBankHolidays(2022);
+    expect(h2022.filter((h) => h.date.startsWith('2022-12'))).toEqual([
+      { date: '2022-12-26', name: 'Boxing Day' },
+      { date: '2022-12-27', name: 'Christmas Day (substitute day)' },
+    ]);
+    expect(h2022[0]).toEqual({ date: '2022-01-03', name: "New Year's Day (substitute day)" });
+    expect(isBankingDay('uk', '2026-08-31')).toBe(false);
+  });
+
+  it('SWIFT: submission on London business days, value date on the currency market\'s next business day', () => {
+    // Thursday before Easter 2027: EUR skips Good Friday and Easter Monday (TARGET2), USD settles on Good Friday (the Fed is open), GBP skips both (UK).
+    const thu = london('2027-03-25', '12:00');
+    expect(planExecution('swift', thu, 'EUR').settlementDate).toBe('2027-03-30');
+    expect(planExecution('swift', thu, 'USD').settlementDate).toBe('2027-03-26');
+    expect(planExecution('swift', thu, 'GBP').settlementDate).toBe('2027-03-30');
+    expect(planExecution('swift', thu, 'JPY').settlementDate).toBe('2027-03-26');
+    // US Thanksgiving 2026 (Thursday 26th) is a London business day: submitted Wednesday, USD value Friday, EUR value Thursday.
+    expect(planExecution('swift', london('2026-11-25', '12:00'), 'USD').settlementDate).toBe('2026-11-27');
+    expect(planExecution('swift', london('2026-11-25', '12:00'), 'EUR').settlementDate).toBe('2026-11-26');
+    // On the UK Summer bank holiday the desk's cut-off is Tuesday's; USD value Wednesday.
+    const holiday = planExecution('swift', london('2026-08-31', '12:00'), 'USD');
+    expect(holiday.cutoff!.toISOString()).toBe(london('2026-09-01', '16:00').toISOString());
+    expect(holiday.settlementDate).toBe('2026-09-02');
+    expect(railAvailability('swift', london('2026-08-31', '12:00'), 'USD').available_now).toBe(false);
   });
 
   it('converts local cut-offs across daylight saving changes', () => {

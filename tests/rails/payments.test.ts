@@ -47,6 +47,16 @@ describe('payment rails', () => {
     expect(sameDay.holidays.some((h: any) => h.date.startsWith(String(year + 1)) && h.name === 'Thanksgiving Day')).toBe(true);
     expect(rails.find((x: any) => x.rail === 'sepa_ct').holidays.some((h: any) => h.name === 'Good Friday')).toBe(true);
     expect(rails.find((x: any) => x.rail === 'rtp').available_now).toBe(true);
+    const swift = rails.find((x: any) => x.rail === 'swift');
+    expect(swift.business_days).toBe('Monday-Friday except UK (England and Wales) bank holidays');
+    expect(swift.holidays.some((h: any) => h.name === 'Summer bank holiday')).toBe(true);
+    expect(swift.settlement_calendars.map((c: any) => [c.currency, c.business_days])).toEqual([
+      ['USD', 'Monday-Friday except Federal Reserve holidays'],
+      ['EUR', 'Monday-Friday except TARGET2 closing days'],
+      ['GBP', 'Monday-Friday except UK (England and Wales) bank holidays'],
+      ['CHF', 'Monday-Friday'],
+      ['JPY', 'Monday-Friday'],
+    ]);
   });
 
   it('ACH: settles on the effective date, then a return R01 after posting reverses the entry', async () => {

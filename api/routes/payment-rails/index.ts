@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createRailActivities } from '../../../activities/rails';
 import { buildAchFile, ingestReturnFile, type RequestEntry } from '../../../domain/ach/files';
 import { createRailPayment, getRailPayment, listRailPayments, railPaymentHistory, type RailPayment, type RailPaymentStatus } from '../../../domain/rails';
-import { holidays, RAIL_NAMES, RAILS, railAvailability, zoned, type RailName } from '../../../domain/rails/calendar';
+import { calendarDescription, holidays, RAIL_NAMES, RAILS, railAvailability, zoned, type RailName } from '../../../domain/rails/calendar';
 import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
 import { ingestStatusReport } from '../../../domain/rails/inbound';
 import { signalAchReturn, signalRailSettlement, startRailPaymentWorkflow } from '../../../domain/rails/workflow';
@@ -152,7 +152,8 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
         summary: 'Rails offered, with limits, settlement, cut-offs, calendars and availability now',
         description:
           'Every rail: currencies, per-payment limits, settlement speed, cut-off windows in the rail\'s own time zone, the banking calendar ' +
-          '(US Federal Reserve holidays for US rails, TARGET2 closing days for SEPA) for this and next year, and whether it accepts payments right now.',
+          '(US Federal Reserve holidays for US rails, TARGET2 closing days for SEPA, UK bank holidays for the London SWIFT desk, and for SWIFT the ' +
+          'calendar of each currency\'s market that sets the value date) for this and next year, and whether it accepts payments right now.',
         response: { 200: envelope({ type: 'array', items: { type: 'object', additionalProperties: true } }), ...errorResponses },
       },
     },
@@ -174,11 +175,21 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
             addressing: r.addressing,
             cost: r.cost,
             time_zone: r.time_zone,
-            business_days: r.calendar === 'always' ? '24x7x365' : r.calendar === 'weekdays' ? 'Monday-Friday' : `Monday-Friday except ${r.calendar === 'us_fed' ? 'Federal Reserve holidays' : 'TARGET2 closing days'}`,
+            business_days: calendarDescription(r.calendar),
             opens: r.opens ? `${r.opens}${r.opens_previous_evening ? ' (previous evening)' : ''}` : null,
             cut_off_times: (r.windows ?? []).map((w) => ({ cutoff: w.cutoff, settles: w.settles, settlement_day_offset: w.settlementDayOffset })),
             return_window_banking_days: r.return_window_banking_days ?? null,
             holidays: [...holidays(r.calendar, year), ...holidays(r.calendar, year + 1)],
+            // SWIFT: each currency's value dates follow its home market's calendar.
+            ...(r.settlement_calendars
+              ? {
+                  settlement_calendars: Object.entries(r.settlement_calendars).map(([currency, cal]) => ({
+                    currency,
+                    business_days: calendarDescription(cal),
+                    holidays: [...holidays(cal, year), ...holidays(cal, year + 1)],
+                  })),
+                }
+              : {}),
             ...railAvailability(name, now),
           };
         }),

@@ -45,7 +45,7 @@ export class SandboxIsoRailAdapter implements RailAdapter {
     if (!check.valid) return reply('RJCT', 'FF01', `invalid pacs.008: ${check.errors[0]?.message}`);
     if (!rail.currencies.includes(s.currency)) return reply('RJCT', 'AM03', `${rail.display_name} does not carry ${s.currency}`);
     if (compareAmounts(s.amount, rail.max_amount) > 0) return reply('RJCT', 'AM02', `amount above the ${rail.max_amount} limit`);
-    if (rail.instant_seconds === undefined && planExecution(s.rail, now).submitAt.getTime() > s.nowMs) {
+    if (rail.instant_seconds === undefined && planExecution(s.rail, now, s.currency).submitAt.getTime() > s.nowMs) {
       return reply('RJCT', 'TM01', `received outside ${rail.display_name} operating hours`);
     }
     const m = magic(s);
