@@ -20,7 +20,7 @@ import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { latestRate } from '../rates';
 import { dexSettlementAccount, ensureChainLedgerAccount, lenderAccount, resolveAccount } from './accounts';
-import { gasCostNative, nativeUsdPrice } from './gas';
+import { chainAdapterOrUnavailable, gasCostNative, nativeUsdPrice } from './gas';
 import { DEX_NAMES, listPools, lockLendingPool, lockPools, recordLoanRepaid, saveReserves, type DexPool } from './pools';
 import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './pricing';
 import { poolAsset } from './quotes';
@@ -128,6 +128,7 @@ export async function validateFlashLoan(input: {
     getToken(chain.id, op.to, `/operations/${i}/to`);
   });
   const acct = await resolveAccount({ userId: input.userId, environment: input.environment, accountId: input.accountId });
+  chainAdapterOrUnavailable(input.environment);
   return {
     loanId: input.loanId,
     userId: input.userId,

@@ -9,7 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 import { base58 } from '@scure/base';
+import { ChainNotConfigured, chainAdapterFor, type ChainAdapter } from '../chains/adapter';
 import type { ChainInfo } from '../chains/registry';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
 import type { Queryable } from '../db/pool';
 import { DecimalMoney as D } from '../money/amount';
 import { latestRate } from '../rates';
@@ -69,4 +72,14 @@ export function flashExecutorAddress(chain: ChainInfo): string {
 export function custodyAddress(chain: ChainInfo, accountId: string): string {
   const h = createHash('sha256').update(`custody:${chain.id}:${accountId}`).digest();
   return chain.kind === 'solana' ? base58.encode(h) : `0x${h.toString('hex').slice(0, 40)}`;
+}
+
+/** The environment's chain adapter; production without RPC configuration is a clear 503. */
+export function chainAdapterOrUnavailable(environment: Environment): ChainAdapter {
+  try {
+    return chainAdapterFor(environment);
+  } catch (err) {
+    if (err instanceof ChainNotConfigured) throw new DomainError(503, 'CHAIN_NOT_CONFIGURED', err.message);
+    throw err;
+  }
 }

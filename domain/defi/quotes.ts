@@ -5,7 +5,6 @@
  */
 import type pg from 'pg';
 import { getAsset } from '../assets';
-import { chainAdapterFor } from '../chains/adapter';
 import { getChain, getToken, tokenForAsset, type ChainInfo, type TokenInfo } from '../chains/registry';
 import { getPool as getDb, type Queryable } from '../db/pool';
 import { DecimalMoney as D, parseRequestAmount } from '../money/amount';
@@ -13,7 +12,7 @@ import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { latestRate } from '../rates';
-import { gasCostNative, nativeUsdPrice } from './gas';
+import { chainAdapterOrUnavailable, gasCostNative, nativeUsdPrice } from './gas';
 import { DEX_NAMES, listPools } from './pools';
 import { fromBaseUnits, PricingError, toBaseUnits } from './pricing';
 import { candidatePaths, chooseRoute, type Route } from './routing';
@@ -227,7 +226,7 @@ export async function priceTrade(input: Omit<QuoteInput, 'userId' | 'slippageBps
   if (candidates.length === 0) {
     throw new DomainError(422, 'NO_ROUTE', `No pool path from ${tIn.symbol} to ${tOut.symbol} on ${chain.id} via ${dexes.join(', ')}`, ptr.tokenOut);
   }
-  const adapter = chainAdapterFor(input.environment);
+  const adapter = chainAdapterOrUnavailable(input.environment);
   const [gasPrice, nativeUsd, rateOutQ] = await Promise.all([adapter.gasPriceGwei(chain.id, input.now), nativeUsdPrice(chain, c), latestRate(aOut.code, c)]);
   const rateOut = new D(rateOutQ?.rate ?? '0');
   const gasUsd = (r: Route) => gasCostNative(chain, r.gasUnits, gasPrice).times(nativeUsd);

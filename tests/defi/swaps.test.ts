@@ -105,6 +105,11 @@ describe('swap quotes', () => {
     await bad({ token_in: 'ETH' }, 'SAME_TOKEN', '/token_out');
     await bad({ slippage_tolerance: 0.9 }, 'VALIDATION_ERROR', '/slippage_tolerance');
     await bad({ amount_in: 100 }, 'VALIDATION_ERROR', '/amount_in');
+    // Production keys reach real chains only when RPC endpoints are configured.
+    const prod = await createTestUser({ environment: 'production' });
+    const p = await post('/api/v1/defi/swap/quote', { chain: 'arbitrum', token_in: 'USDC', token_out: 'WETH', amount_in: '100' }, prod.headers);
+    expect(p.statusCode).toBe(503);
+    expect(p.json().errors[0].code).toBe('CHAIN_NOT_CONFIGURED');
   });
 });
 
