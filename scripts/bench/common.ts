@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: a throw-away database, a concurrent driver and the report line.
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { migrate } from '../../domain/db/migrate';
 import { closePool } from '../../domain/db/pool';
@@ -84,4 +85,35 @@ export async function installQuietTemporalRuntime(): Promise<void> {
   const { DefaultLogger, Runtime } = await import('@temporalio/worker');
   Runtime.install({ logger: new DefaultLogger('WARN') });
   runtimeInstalled = true;
+}
+
+/** CPU time (ms) a Linux process has used so far; 0 where /proc is not available. */
+export function processCpuMs(pid: number): number {
+  try {
+    // Fields after the command name: state is field 3, utime and stime are fields 14 and 15.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * (1000 / 100);
+  } catch {
+    return 0;
+  }
+}
+
+/** Direct child processes of this process (the Temporal CLI, spawned API and worker). */
+export function childPids(): Array<{ pid: number; command: string }> {
+  const out: Array<{ pid: number; command: string }> = [];
+  try {
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const ppid = Number(stat.split(') ')[1].split(' ')[1]);
+        if (ppid === process.pid) out.push({ pid: Number(d), command: readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ') });
+      } catch {
+        /* gone */
+      }
+    }
+  } catch {
+    /* no /proc */
+  }
+  return out;
 }

@@ -1,9 +1,17 @@
-// Yardstick for the workflow benchmark: the same shape as a transfer (five activities in a row)
-// doing nothing, so its rate is what the Temporal server and SDK allow on this machine.
-import { proxyActivities } from '@temporalio/workflow';
+// Yardstick for the workflow benchmark: the same shape as a transfer (four activities in a row,
+// started with the same search attributes and upserting the status twice, as transferWorkflow
+// does) with activities that do nothing, so its rate is what the Temporal server and SDK allow on
+// this machine.
+import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { SA } from '../../domain/temporal/search-attributes';
 
 const { noop } = proxyActivities<{ noop(step: string): Promise<void> }>({ startToCloseTimeout: '30 seconds' });
 
 export async function noopTransferShape(): Promise<void> {
-  for (const step of ['validate', 'reserve', 'risk_check', 'post']) await noop(step);
+  await noop('validate');
+  await noop('reserve');
+  upsertSearchAttributes([{ key: SA.businessStatus, value: 'reserved' }] as never);
+  await noop('risk_check');
+  await noop('post');
+  upsertSearchAttributes([{ key: SA.businessStatus, value: 'completed' }] as never);
 }

@@ -16,8 +16,8 @@ import { closePrisma } from '../../domain/db/prisma';
 import { getPool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { findTemporalCli } from '../../domain/temporal/binaries';
-import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
-import { drive, installQuietTemporalRuntime, report, withBenchDatabase } from './common';
+import { ALL_SEARCH_ATTRIBUTES, SA } from '../../domain/temporal/search-attributes';
+import { childPids, drive, installQuietTemporalRuntime, processCpuMs, report, withBenchDatabase } from './common';
 
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '64', 10);
 const SECONDS = Number.parseInt(process.env.BENCH_SECONDS ?? '10', 10);
@@ -133,6 +133,35 @@ export async function benchTransfers(): Promise<void> {
 
       // Workflow path: start WORKFLOWS transfers, then measure until every one has finished.
       children.push(spawnTsx('worker/main.ts', env));
+      // The worker's outbox dispatcher first publishes the synchronous phase's backlog, so that this
+      // phase measures workflow transfers (and their own events), not the catch-up.
+      for (let waited = 0; waited < 300_000; waited += 500) {
+        const { rows: p } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
+        if (p[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      // Where the CPU goes during the workflow run: is it the Temporal server or our code?
+      const dbName = new URL(url).pathname.slice(1);
+      const cpuShares = async () => {
+        const { rows: backends } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
+        const kids = childPids();
+        const pick = (re: RegExp) => kids.filter((k) => re.test(k.command)).reduce((t, k) => t + processCpuMs(k.pid), 0);
+        return {
+          temporal: pick(/temporal/),
+          api: pick(/api\/main\.ts/),
+          worker: pick(/worker\/main\.ts/),
+          postgres: backends.reduce((t, b) => t + processCpuMs(b.pid), 0),
+        };
+      };
+      // Warm-up: one workflow transfer end to end, so the worker has started (bundled its workflows)
+      // before the clock and the CPU counters start.
+      const warm = await call('/api/v2/transfers', { ...pair(0), amount: '10.00', asset_code: 'USD', workflow_enabled: true });
+      for (;;) {
+        const { rows: w } = await pool.query<{ status: string }>('SELECT status FROM transfers WHERE id = $1', [warm.data.uuid]);
+        if (w[0]?.status === 'completed' || w[0]?.status === 'failed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const cpu0 = await cpuShares();
       const started = Date.now();
       const ids: string[] = [];
       let next = 0;
@@ -147,7 +176,7 @@ export async function benchTransfers(): Promise<void> {
       );
       for (;;) {
         const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM transfers WHERE workflow_id IS NOT NULL AND status IN ('completed', 'failed')`);
-        if (rows[0].n >= ids.length) break;
+        if (rows[0].n >= ids.length + 1) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       const seconds = (Date.now() - started) / 1000;
@@ -157,6 +186,11 @@ export async function benchTransfers(): Promise<void> {
       console.log(
         `${'workflow transfers completed'.padEnd(40)} ${(ids.length / seconds).toFixed(0).padStart(7)} /s   (${ids.length} in ${seconds.toFixed(1)} s; ${rows.map((r) => `${r.status} ${r.n}`).join(', ')})`,
       );
+      const cpu1 = await cpuShares();
+      const cpuLine = (Object.keys(cpu1) as Array<keyof typeof cpu1>)
+        .map((k) => `${k} ${((cpu1[k] - cpu0[k]) / Math.max(1, ids.length)).toFixed(2)} ms`)
+        .join(', ');
+      console.log(`CPU per workflow transfer: ${cpuLine} (PostgreSQL: this database's backends)`);
       // Yardstick: the same number of workflows of the same shape with activities that do nothing.
       const yardWorker = await Worker.create({
         connection: await NativeConnection.connect({ address: temporal.address }),
@@ -166,6 +200,7 @@ export async function benchTransfers(): Promise<void> {
         maxConcurrentActivityTaskExecutions: 100,
       });
       const yardRun = yardWorker.run();
+      const yCpu0 = { temporal: (await cpuShares()).temporal, self: process.cpuUsage() };
       const y0 = Date.now();
       const handles: WorkflowHandle[] = [];
       let k = 0;
@@ -173,12 +208,32 @@ export async function benchTransfers(): Promise<void> {
         Array.from({ length: CONCURRENCY }, async () => {
           while (k < ids.length) {
             const i = k++;
-            handles.push(await temporal.client.workflow.start('noopTransferShape', { taskQueue: 'bench-yardstick', workflowId: `yard-${i}` }));
+            handles.push(
+              await temporal.client.workflow.start('noopTransferShape', {
+                taskQueue: 'bench-yardstick',
+                workflowId: `yard-${i}`,
+                // The same search attributes a transfer starts with (domain/temporal/start.ts).
+                typedSearchAttributes: [
+                  { key: SA.transferId, value: `txfr_yard_${i}` },
+                  { key: SA.accountIds, value: [accounts[0], accounts[1]] },
+                  { key: SA.assetCode, value: 'USD' },
+                  { key: SA.amount, value: '10.00' },
+                  { key: SA.businessStatus, value: 'pending' },
+                  { key: SA.environment, value: 'sandbox' },
+                  { key: SA.userId, value: user!.id },
+                ],
+              }),
+            );
           }
         }),
       );
       await Promise.all(handles.map((h) => h.result()));
       const ys = (Date.now() - y0) / 1000;
+      const ySelf = process.cpuUsage(yCpu0.self);
+      const yTemporal = (await cpuShares()).temporal - yCpu0.temporal;
+      console.log(
+        `CPU per no-op workflow: temporal ${(yTemporal / Math.max(1, ids.length)).toFixed(2)} ms, worker (this process, incl. starting them) ${((ySelf.user + ySelf.system) / 1000 / Math.max(1, ids.length)).toFixed(2)} ms`,
+      );
       console.log(`${'no-op workflows of the same shape'.padEnd(40)} ${(ids.length / ys).toFixed(0).padStart(7)} /s   (${ids.length} in ${ys.toFixed(1)} s: the Temporal server's rate here)`);
       yardWorker.shutdown();
       await yardRun;
