@@ -248,6 +248,30 @@ describe('bridge transfers', () => {
     await expectBalancedLedger();
   });
 
+  it('wormhole to solana: WETH arrives with 8 decimals at a base58 recipient; the dust stays with the fee', async () => {
+    const acct = await fundedAccount('2', 'WETH');
+    const q = (await quote({ source_chain: 'ethereum', destination_chain: 'solana', token: 'WETH', amount: '1.000000000123456789', preferred_bridge: 'wormhole' })).json().data;
+    const created = (await call('POST', '/api/v1/crosschain/bridge/initiate', { quote_id: q.quote_id, sender_address: EVM_A, recipient_address: SOL })).json().data;
+    const done = await finish(created.bridge_tx_id, created.workflow_id);
+    expect(done).toMatchObject({ status: 'completed', destination_token: 'WETH', destination_tx_kind: 'bridge_mint', recipient_address: SOL });
+    expect(done.destination_tx_hash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+    // 0.25 USD at 3400 USD/WETH; 1.000000000123456789 - fee cut to 8 decimals.
+    expect(done.estimated_receive_amount).toBe('0.999926470000000000');
+    expect(await books(acct, 'WETH')).toMatchObject({ home: { total: '0.999999999876543211' }, solana: { total: '0.999926470000000000' } });
+    await expectBalancedLedger();
+  });
+
+  it('two initiates racing for one quote: one transfer, one 422 QUOTE_ALREADY_USED', async () => {
+    await fundedAccount('100.00', 'USDC');
+    const q = (await quote({ source_chain: 'ethereum', destination_chain: 'base', token: 'USDC', amount: '10', preferred_bridge: 'wormhole' })).json().data;
+    const body = { quote_id: q.quote_id, sender_address: EVM_A, recipient_address: EVM_B };
+    const rs = await Promise.all([1, 2, 3].map(() => call('POST', '/api/v1/crosschain/bridge/initiate', body)));
+    expect(rs.map((r) => r.statusCode).sort()).toEqual([201, 422, 422]);
+    expect(rs.filter((r) => r.statusCode === 422).map((r) => r.json().errors[0].code)).toEqual(['QUOTE_ALREADY_USED', 'QUOTE_ALREADY_USED']);
+    const ok = rs.find((r) => r.statusCode === 201)!.json().data;
+    expect((await finish(ok.bridge_tx_id, ok.workflow_id)).status).toBe('completed');
+  });
+
   it('axelar happy path: WBTC from the polygon book back to ethereum (burn then release)', async () => {
     const acct = await fundedAccount('0.5', 'WBTC');
     const out = (await call('POST', '/api/v2/crosschain/bridge', { source_chain: 'ethereum', destination_chain: 'polygon', token: 'WBTC', amount: '0.2', protocol: 'axelar' })).json().data;
