@@ -110,12 +110,33 @@ export async function benchTransfers(): Promise<void> {
         await call('/api/v2/transfers', { ...pair(i), amount: '10.00', asset_code: 'USD', workflow_enabled: false });
       };
 
+      const pool = getPool();
+      // Where the CPU goes (per process): the Temporal server, our API and worker, PostgreSQL.
+      const dbName = new URL(url).pathname.slice(1);
+      const cpuShares = async () => {
+        const { rows: backends } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
+        const kids = childPids();
+        const pick = (re: RegExp) => kids.filter((k) => re.test(k.command)).reduce((t, k) => t + processCpuMs(k.pid), 0);
+        return {
+          temporal: pick(/temporal/),
+          api: pick(/api\/main\.ts/),
+          worker: pick(/worker\/main\.ts/),
+          postgres: backends.reduce((t, b) => t + processCpuMs(b.pid), 0),
+        };
+      };
       console.log(`transfers bench: API and worker as separate processes, ${ACCOUNTS} accounts, concurrency ${CONCURRENCY}, ${SECONDS} s`);
       await drive(CONCURRENCY, 2, syncTransfer); // warm-up (JIT, pool, caches)
-      report('HTTP sync transfer (POST /api/v2/transfers)', await drive(CONCURRENCY, SECONDS, syncTransfer));
+      const s0 = { ...(await cpuShares()), self: process.cpuUsage() };
+      const syncRun = await drive(CONCURRENCY, SECONDS, syncTransfer);
+      const s1 = await cpuShares();
+      const selfCpu = process.cpuUsage(s0.self);
+      report('HTTP sync transfer (POST /api/v2/transfers)', syncRun);
+      const per = (ms: number) => (ms / Math.max(1, syncRun.ops)).toFixed(2);
+      console.log(
+        `CPU per sync transfer: api ${per(s1.api - s0.api)} ms, postgres ${per(s1.postgres - s0.postgres)} ms, load generator (this process) ${per((selfCpu.user + selfCpu.system) / 1000)} ms`,
+      );
 
       // Yardstick: the same machine's rate for a bare single-row UPDATE transaction via pg.
-      const pool = getPool();
       await pool.query('CREATE TABLE bench_counter (id integer PRIMARY KEY, n bigint NOT NULL DEFAULT 0)');
       await pool.query('INSERT INTO bench_counter (id) SELECT generate_series(0, $1::int - 1)', [ACCOUNTS]);
       const bare = async (i: number) => {
@@ -140,19 +161,6 @@ export async function benchTransfers(): Promise<void> {
         if (p[0].n === 0) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      // Where the CPU goes during the workflow run: is it the Temporal server or our code?
-      const dbName = new URL(url).pathname.slice(1);
-      const cpuShares = async () => {
-        const { rows: backends } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
-        const kids = childPids();
-        const pick = (re: RegExp) => kids.filter((k) => re.test(k.command)).reduce((t, k) => t + processCpuMs(k.pid), 0);
-        return {
-          temporal: pick(/temporal/),
-          api: pick(/api\/main\.ts/),
-          worker: pick(/worker\/main\.ts/),
-          postgres: backends.reduce((t, b) => t + processCpuMs(b.pid), 0),
-        };
-      };
       // Warm-up: one workflow transfer end to end, so the worker has started (bundled its workflows)
       // before the clock and the CPU counters start.
       const warm = await call('/api/v2/transfers', { ...pair(0), amount: '10.00', asset_code: 'USD', workflow_enabled: true });
@@ -190,7 +198,7 @@ export async function benchTransfers(): Promise<void> {
       const cpuLine = (Object.keys(cpu1) as Array<keyof typeof cpu1>)
         .map((k) => `${k} ${((cpu1[k] - cpu0[k]) / Math.max(1, ids.length)).toFixed(2)} ms`)
         .join(', ');
-      console.log(`CPU per workflow transfer: ${cpuLine} (PostgreSQL: this database's backends)`);
+      if (ids.length > 0) console.log(`CPU per workflow transfer: ${cpuLine} (PostgreSQL: this database's backends)`);
       // Yardstick: the same number of workflows of the same shape with activities that do nothing.
       const yardWorker = await Worker.create({
         connection: await NativeConnection.connect({ address: temporal.address }),
@@ -231,7 +239,7 @@ export async function benchTransfers(): Promise<void> {
       const ys = (Date.now() - y0) / 1000;
       const ySelf = process.cpuUsage(yCpu0.self);
       const yTemporal = (await cpuShares()).temporal - yCpu0.temporal;
-      console.log(
+      if (ids.length > 0) console.log(
         `CPU per no-op workflow: temporal ${(yTemporal / Math.max(1, ids.length)).toFixed(2)} ms, worker (this process, incl. starting them) ${((ySelf.user + ySelf.system) / 1000 / Math.max(1, ids.length)).toFixed(2)} ms`,
       );
       console.log(`${'no-op workflows of the same shape'.padEnd(40)} ${(ids.length / ys).toFixed(0).padStart(7)} /s   (${ids.length} in ${ys.toFixed(1)} s: the Temporal server's rate here)`);
