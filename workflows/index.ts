@@ -7,4 +7,5 @@ export { interledgerPaymentWorkflow } from './interledger-payment';
 export { achFileWorkflow } from './ach-file';
 export { swapWorkflow } from './swap';
 export { flashLoanWorkflow } from './flash-loan';
+export { crosschainSwapWorkflow } from './crosschain-swap';
 export { bridgeTransferWorkflow } from './bridge-transfer';

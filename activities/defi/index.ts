@@ -6,8 +6,23 @@ import { dexSettlementAccount, ensureChainLedgerAccount } from '../../domain/def
 import { getSwapQuote } from '../../domain/defi/quotes';
 import { lockSwap, settleSwap, swapTxRequest, updateSwap } from '../../domain/defi/swaps';
 import { executeFlashLoan, type FlashLoanRequest, type FlashLoanResult } from '../../domain/defi/flash-loans';
+import {
+  finishCrosschainSwap,
+  prepareSwapLeg,
+  refundBridgeFees,
+  startOutboundBridge,
+  startReturnBridge,
+  type ChildStart,
+  type CrosschainOutcome,
+} from '../../domain/defi/crosschain-swaps';
+import type { SandboxOutcome } from '../../domain/defi/swaps';
 import { getEntry, LedgerError, postEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
 import { DomainError } from '../../domain/platform/errors';
+
+export interface CrosschainStepInput {
+  crosschainSwapId: string;
+  workflowId: string;
+}
 
 export interface SwapStepInput {
   swapId: string;
@@ -111,6 +126,29 @@ export function createDefiActivities() {
         await updateSwap(c, s.id, { status: 'failed', failure_code: code, failure_reason: reason, compensation_executed: compensated, failed_at: 'now' });
         return { compensated };
       });
+    },
+
+    // Cross-chain swap steps (domain/defi/crosschain-swaps); the legs run as child workflows.
+    async startOutboundBridge({ crosschainSwapId, nowMs }: CrosschainStepInput & { nowMs: number }): Promise<ChildStart> {
+      return startOutboundBridge(crosschainSwapId, nowMs).catch(businessFailure);
+    },
+
+    async prepareCrosschainSwapLeg(
+      { crosschainSwapId, nowMs, sandboxOutcome }: CrosschainStepInput & { nowMs: number; sandboxOutcome: SandboxOutcome | null },
+    ): Promise<{ ok: true; child: ChildStart } | { ok: false; code: string; reason: string }> {
+      return prepareSwapLeg(crosschainSwapId, nowMs, sandboxOutcome).catch(businessFailure);
+    },
+
+    async startReturnBridge({ crosschainSwapId, nowMs }: CrosschainStepInput & { nowMs: number }): Promise<ChildStart> {
+      return startReturnBridge(crosschainSwapId, nowMs).catch(businessFailure);
+    },
+
+    async refundCrosschainBridgeFees({ crosschainSwapId, workflowId }: CrosschainStepInput): Promise<string> {
+      return refundBridgeFees(crosschainSwapId, workflowId).catch(businessFailure);
+    },
+
+    async finishCrosschainSwap({ crosschainSwapId, outcome }: CrosschainStepInput & { outcome: CrosschainOutcome }): Promise<void> {
+      await finishCrosschainSwap(crosschainSwapId, outcome);
     },
 
     /** The whole flash loan in one database transaction (domain/defi/flash-loans). */

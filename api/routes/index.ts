@@ -14,6 +14,7 @@ import paymentRailRoutes from './payment-rails';
 import interledgerRoutes from './interledger';
 import crosschainRoutes from './crosschain';
 import defiRoutes from './defi';
+import crosschainSwapRoutes from './crosschain/swap';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -32,4 +33,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(interledgerRoutes, { prefix: '/api/v1/interledger' });
   await app.register(crosschainRoutes);
   await app.register(defiRoutes);
+  await app.register(crosschainSwapRoutes);
 }

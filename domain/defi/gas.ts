@@ -65,15 +65,6 @@ export function flashExecutorAddress(chain: ChainInfo): string {
   return routerAddress(chain, 'flash-loan-executor');
 }
 
-/**
- * The platform-custodied wallet of a customer account on a chain (sandbox derivation), used when
- * a request names no wallet_address (POST /api/v2/defi/swap/execute has none).
- */
-export function custodyAddress(chain: ChainInfo, accountId: string): string {
-  const h = createHash('sha256').update(`custody:${chain.id}:${accountId}`).digest();
-  return chain.kind === 'solana' ? base58.encode(h) : `0x${h.toString('hex').slice(0, 40)}`;
-}
-
 /** The environment's chain adapter; production without RPC configuration is a clear 503. */
 export function chainAdapterOrUnavailable(environment: Environment): ChainAdapter {
   try {

@@ -3,7 +3,8 @@ import { getTemporalClient } from '../temporal/client';
 import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { flashLoanWorkflowId, type FlashLoanRequest, type FlashLoanResult } from './flash-loans';
-import { lockSwap, updateSwap, type Swap } from './swaps';
+import { lockSwap, updateSwap, type SandboxOutcome, type Swap } from './swaps';
+import { finishCrosschainSwap, type CrosschainSwap } from './crosschain-swaps';
 
 /** Starts the swap's workflow (id swap-<id>); if Temporal refuses, the swap fails with nothing moved. */
 export async function startSwapWorkflow(s: Swap): Promise<void> {
@@ -37,4 +38,17 @@ export async function runFlashLoanWorkflow(req: FlashLoanRequest): Promise<Flash
   });
   const client = await getTemporalClient();
   return client.workflow.getHandle(workflowId).result() as Promise<FlashLoanResult>;
+}
+
+/** Starts a cross-chain swap's workflow (id crosschain-swap-<id>); if Temporal refuses, it fails with nothing moved. */
+export async function startCrosschainSwapWorkflow(x: CrosschainSwap, sandboxOutcome: SandboxOutcome | null): Promise<void> {
+  await startMoneyWorkflow({
+    workflowType: 'crosschainSwapWorkflow',
+    workflowId: x.workflowId,
+    args: [{ crosschainSwapId: x.id, sandboxOutcome }],
+    subject: { id: x.id, accountIds: [x.accountId], assetCode: x.fromToken, amount: x.amount, environment: x.environment, userId: x.userId },
+    idKey: SA.operationId,
+    extraSearchAttributes: [{ key: SA.chain, value: x.sourceChain }],
+    onStartFailed: () => finishCrosschainSwap(x.id, { status: 'failed', code: 'WORKFLOW_START_FAILED', reason: 'the operation could not be started; nothing was moved', compensated: false }),
+  });
 }

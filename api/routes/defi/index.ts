@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { getChain } from '../../../domain/chains/registry';
 import { resolveAccount } from '../../../domain/defi/accounts';
 import { validateFlashLoan, presentFlashLoan, getFlashLoan, type FlashLoanOperationInput } from '../../../domain/defi/flash-loans';
-import { custodyAddress } from '../../../domain/defi/gas';
+import { custodyAddress } from '../../../domain/chains/custody';
 import { DEX_INFO, DEX_NAMES, listLendingPools, listPools } from '../../../domain/defi/pools';
 import { defiPortfolio } from '../../../domain/defi/portfolio';
 import { fromBaseUnits } from '../../../domain/defi/pricing';
@@ -147,11 +147,15 @@ interface ExecuteOptions {
 /** Spends the quote, starts the workflow and answers once the transaction is submitted (or the swap failed before). */
 async function execute(pr: Principal, o: ExecuteOptions): Promise<Swap> {
   const now = new Date();
-  const quoteChain = (await getPool().query<{ chain: string }>('SELECT chain FROM defi_swap_quotes WHERE id = $1', [o.quoteId])).rows[0]?.chain;
   let wallet = o.walletAddress;
-  if (!wallet && quoteChain) {
-    const acct = await resolveAccount({ userId: pr.userId, environment: pr.environment, accountId: o.accountId });
-    wallet = custodyAddress(getChain(quoteChain), acct.accountId);
+  let accountId = o.accountId;
+  if (!wallet) {
+    // No wallet named: the account's custodied address on the chain (the account createSwap will pick).
+    const q = (await getPool().query<{ chain: string; asset_in: string; amount_in: string }>('SELECT chain, asset_in, amount_in::text FROM defi_swap_quotes WHERE id = $1 AND user_id = $2', [o.quoteId, pr.userId])).rows[0];
+    if (q) {
+      accountId = (await resolveAccount({ userId: pr.userId, environment: pr.environment, accountId: o.accountId, assetCode: q.asset_in, chain: q.chain, needed: q.amount_in })).accountId;
+      wallet = custodyAddress(accountId, q.chain);
+    }
   }
   const s = await createSwap({
     userId: pr.userId,
@@ -160,7 +164,7 @@ async function execute(pr: Principal, o: ExecuteOptions): Promise<Swap> {
     walletAddress: wallet ?? '',
     maxGasPriceGwei: o.maxGasPriceGwei ?? null,
     deadlineMinutes: o.deadlineMinutes ?? 20,
-    accountId: o.accountId,
+    accountId,
     sandboxOutcome: o.sandboxOutcome,
     now,
   });
