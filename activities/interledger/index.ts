@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { ensureCustomerLedgerAccount } from '../../domain/accounts';
 import { withTransaction } from '../../domain/db/pool';
 import { emitIlpEvent, getQuote, lockIlpPayment, openPaymentsAmount, updateIlpPayment } from '../../domain/interledger';
-import { connectorAdapter } from '../../domain/interledger/stream';
+import { connectorAdapter, IlpNotConfigured } from '../../domain/interledger/stream';
 import { createInternalLedgerAccount, getEntry, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney, isZeroAmount } from '../../domain/money/amount';
 import { DomainError } from '../../domain/platform/errors';
@@ -71,7 +71,10 @@ export function createInterledgerActivities() {
       const q = (await getQuote(p.quoteId))!;
       const amount = openPaymentsAmount(new DecimalMoney(q.sendAmount).minus(q.feeAmount).toFixed(), q.sendCurrency, q.sendScale).value;
       const data = Buffer.from(JSON.stringify({ payment_id: p.id, receive: openPaymentsAmount(q.receiveAmount, q.receiveCurrency, q.receiveScale) }));
-      const r = await connectorAdapter(p.environment).send({ walletAddress: q.walletAddress, amount, data, nowMs });
+      const r = await connectorAdapter(p.environment).send({ walletAddress: q.walletAddress, amount, data, nowMs }).catch((err) => {
+        if (err instanceof IlpNotConfigured) throw ApplicationFailure.nonRetryable(err.message, err.code);
+        throw err;
+      });
       await withTransaction(async (c) => {
         const u = await updateIlpPayment(c, p.id, {
           destination: r.destination,

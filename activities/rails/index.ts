@@ -6,7 +6,7 @@ import { isBankingDay, zoned } from '../../domain/rails/calendar';
 import { withTransaction, type Queryable } from '../../domain/db/pool';
 import { createInternalLedgerAccount, getEntry, LedgerError, postEntry, postPending, reverseEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
 import { DomainError } from '../../domain/platform/errors';
-import { railAdapter, RETURN_REASONS, type RailSubmission } from '../../domain/rails/adapters';
+import { RailAdapterNotConfigured, railAdapter, RailGatewayRefused, RETURN_REASONS, type RailSubmission } from '../../domain/rails/adapters';
 import { addBankingDays, instantAt, planExecution, RAILS, type RailName } from '../../domain/rails/calendar';
 import {
   lockRailPayment,
@@ -29,7 +29,9 @@ export interface RailStepInput {
 const RESERVATION_TIMEOUT_SECONDS = 30 * 24 * 3600;
 
 function businessFailure(err: unknown): never {
-  if (err instanceof LedgerError || err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
+  if (err instanceof LedgerError || err instanceof DomainError || err instanceof RailAdapterNotConfigured || err instanceof RailGatewayRefused) {
+    throw ApplicationFailure.nonRetryable(err.message, err.code);
+  }
   throw err;
 }
 
@@ -192,7 +194,7 @@ export function createRailActivities() {
       const p = await withTransaction((c) => lockRailPayment(c, paymentId));
       if (p.status === 'submitted' || p.status === 'settled') return { accepted: true, settled: false, reasonCode: null, reason: null };
       const sub = withMessageId(submissionOf(p, nowMs));
-      const r = await railAdapter(p.environment, p.rail).submit(sub);
+      const r = await railAdapter(p.environment, p.rail).submit(sub).catch(businessFailure);
       let reasonCode = r.reasonCode;
       if (r.statusReport) {
         // The rail's answer is read from its pacs.002, not from the adapter's summary.
@@ -213,7 +215,7 @@ export function createRailActivities() {
 
     async checkRailSettlement({ paymentId, nowMs }: RailStepInput & { nowMs: number }): Promise<{ status: 'settled' | 'pending' | 'rejected'; reasonCode: string | null }> {
       const p = await withTransaction((c) => lockRailPayment(c, paymentId));
-      const s = await railAdapter(p.environment, p.rail).settlementStatus(withMessageId(submissionOf(p, nowMs)));
+      const s = await railAdapter(p.environment, p.rail).settlementStatus(withMessageId(submissionOf(p, nowMs))).catch(businessFailure);
       if (s.statusReport) {
         const st = readPacs002(s.statusReport);
         await withTransaction((c) => updateRailPayment(c, p.id, { status_report: s.statusReport! }));
@@ -238,7 +240,7 @@ export function createRailActivities() {
     /** Asks the ACH operator for returns and reads them from the NACHA return file (addenda 99). */
     async pollAchReturns({ paymentId, nowMs }: RailStepInput & { nowMs: number }): Promise<{ code: string; reason: string } | null> {
       const p = await withTransaction((c) => lockRailPayment(c, paymentId));
-      const file = await railAdapter(p.environment, p.rail).returns(submissionOf(p, nowMs));
+      const file = await railAdapter(p.environment, p.rail).returns(submissionOf(p, nowMs)).catch(businessFailure);
       if (!file) return null;
       for (const b of parseNachaFile(file).batches) {
         for (const e of b.entries) {

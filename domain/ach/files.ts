@@ -121,13 +121,21 @@ export async function buildAchFile(input: {
        VALUES ($1, $2, $3, 'built', $4, $5, $6, $7, $8, $9, $10, $11)`,
       [id, input.environment, input.userId, modifier, content, summary.entry_count, summary.total_debit, summary.total_credit, summary.entry_hash, JSON.stringify({ ...summary, payment_ids: rows.map((r) => r.id) }), input.now],
     );
-    if (rows.length) await c.query('UPDATE rail_payments SET ach_file_id = $1, updated_at = now() WHERE id = ANY($2::text[])', [id, rows.map((r) => r.id)]);
+    // Only a file that goes to the operator claims its payments; an untransmitted one is a preview
+    // (the operator settles transmitted entries only, so a claimed-but-unsent entry would never settle).
+    if (rows.length && input.transmit) await c.query('UPDATE rail_payments SET ach_file_id = $1, updated_at = now() WHERE id = ANY($2::text[])', [id, rows.map((r) => r.id)]);
     return { id, modifier, content, summary, paymentIds: rows.map((r) => r.id) };
   });
   let transmittedAt: Date | null = null;
   let ack: string | null = null;
   if (input.transmit) {
-    ack = await railAdapter(input.environment, 'ach').transmitFile(built.content);
+    try {
+      ack = await railAdapter(input.environment, 'ach').transmitFile(built.content);
+    } catch (err) {
+      // Not sent: release the payments for the next file (the file row stays as built).
+      await getPool().query('UPDATE rail_payments SET ach_file_id = NULL, updated_at = now() WHERE ach_file_id = $1', [built.id]);
+      throw err;
+    }
     const { rows } = await getPool().query<{ transmitted_at: Date }>(
       `UPDATE ach_files SET status = 'transmitted', transmitted_at = now(), summary = summary || jsonb_build_object('acknowledgement', $2::text) WHERE id = $1 RETURNING transmitted_at`,
       [built.id, ack],

@@ -105,7 +105,23 @@ export class SandboxStreamConnector implements ConnectorAdapter {
   }
 }
 
-/** Production: an ILP connector (ILP-over-HTTP) configured by ILP_CONNECTOR_URL/ILP_CONNECTOR_TOKEN. */
+/** No Interledger connector configured for the environment: a business failure (no retries). */
+export class IlpNotConfigured extends Error {
+  readonly code = 'ILP_NOT_CONFIGURED';
+}
+
+/**
+ * Production: an ILP connector reached by ILP-over-HTTP (RFC 0035: the OER ILP Prepare POSTed as
+ * application/octet-stream with a bearer token, the Fulfill/Reject in the answer), after an SPSP
+ * lookup of the receiver (RFC 0009: GET with Accept application/spsp4+json → destination_account,
+ * shared_secret). Configured by ILP_CONNECTOR_URL and ILP_CONNECTOR_TOKEN; without them it throws
+ * ILP_NOT_CONFIGURED.
+ *
+ * Known gap: the Prepare's data is the payment's JSON, not an encrypted STREAM packet (RFC 0029),
+ * and the condition is HMAC-SHA256(shared_secret, data) hashed, not STREAM's fulfillment key. A
+ * standard STREAM receiver (Rafiki, Interledger.js) would reject it; interoperating needs a real
+ * STREAM sender (e.g. ilp-protocol-stream over an ILP-over-HTTP plugin).
+ */
 export class HttpConnector implements ConnectorAdapter {
   readonly name = 'ilp-over-http';
   constructor(
@@ -114,7 +130,7 @@ export class HttpConnector implements ConnectorAdapter {
   ) {}
 
   private configured(): { url: string; token: string } {
-    if (!this.url || !this.token) throw Object.assign(new Error('Interledger connector is not configured (ILP_CONNECTOR_URL, ILP_CONNECTOR_TOKEN)'), { code: 'ILP_NOT_CONFIGURED' });
+    if (!this.url || !this.token) throw new IlpNotConfigured('Production Interledger is not configured: set ILP_CONNECTOR_URL and ILP_CONNECTOR_TOKEN (see docs/payment-rails.md)');
     return { url: this.url, token: this.token };
   }
 

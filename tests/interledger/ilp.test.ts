@@ -116,6 +116,26 @@ describe('interledger', () => {
   });
 });
 
+describe('production connector selection', () => {
+  it('without ILP_CONNECTOR_URL/TOKEN a production payment fails at once with ILP_NOT_CONFIGURED and the reservation is voided', async () => {
+    const prod = await createTestUser({ environment: 'production' });
+    const operator = await createTestUser({ environment: 'production', admin: true });
+    const acct = (await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: prod.headers, payload: { name: 'prod' } })).json().data.uuid as string;
+    const d = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${acct}/deposit`, headers: prod.headers, payload: { amount: '50.00', asset_code: 'USD' } });
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/ledger/entries/${d.json().data.entry_id}/post`, headers: operator.headers, payload: {} })).statusCode).toBe(200);
+    const q = (await quote({ send_amount: '20.00', send_currency: 'USD', receive_currency: 'USD', receiver: '$wallet.example/dora' }, prod.headers)).json().data;
+    const r = (await payQuote(q.id, acct, prod.headers)).json().data;
+    const client = await getTemporalClient();
+    expect(await client.workflow.getHandle(r.workflow_id).result()).toEqual({ status: 'failed', code: 'ILP_NOT_CONFIGURED' });
+    const done = (await t.app.inject({ method: 'GET', url: `/api/v1/interledger/payments/${r.id}`, headers: prod.headers })).json().data;
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'ILP_NOT_CONFIGURED' }, compensation_executed: true, packets: [] });
+    expect(done.failure.reason).toMatch(/ILP_CONNECTOR_URL and ILP_CONNECTOR_TOKEN/);
+    const { events } = await client.workflow.getHandle(r.workflow_id).fetchHistory();
+    expect(events!.filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)).toEqual([]);
+    expect(await balance(t, prod.headers, acct)).toMatchObject({ total_balance: '50.00', available_balance: '50.00' });
+  });
+});
+
 describe('interledger events', () => {
   it('every interledger.* event written above validates against its catalog schema', async () => {
     const { problems, seen } = await checkOutboxAgainstCatalog(['interledger', 'workflow']);

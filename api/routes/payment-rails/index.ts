@@ -324,7 +324,9 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
         description:
           'From `entries` when given, else from the caller\'s submitted ACH payments not yet in a file. Batches by SEC code (PPD/CCD) and effective ' +
           'date; 94-character records, blocking factor 10. JSON answer carries `content` and a summary; with Accept: text/plain the file itself. ' +
-          '`transmit` hands it to the ACH operator (sandbox operator in sandbox).',
+          '`transmit` hands it to the ACH operator (sandbox operator in sandbox); only a transmitted file takes its payments out of the queue ' +
+          '(they settle on their effective date once the operator has them); without `transmit` the file is a preview and the payments wait for ' +
+          'the next transmitted file (the schedule sends one before every ACH cut-off).',
         body: {
           type: 'object',
           additionalProperties: false,

@@ -49,6 +49,12 @@ export interface RailAdapter {
   transmitFile(content: string): Promise<string>;
 }
 
+/** No integration for the environment: a business failure (the workflow compensates at once, no retries). */
 export class RailAdapterNotConfigured extends Error {
   readonly code = 'RAIL_NOT_CONFIGURED';
+}
+
+/** The production rail gateway refused the request (4xx): retrying would not help. */
+export class RailGatewayRefused extends Error {
+  readonly code = 'RAIL_GATEWAY_REFUSED';
 }
