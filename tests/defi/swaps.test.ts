@@ -87,6 +87,24 @@ describe('swap quotes', () => {
     expect(q.alternative_routes).toEqual([]);
   });
 
+  it('handles chains whose token decimals differ from the ledger (bsc 18-decimal USDC, solana 8-decimal WETH)', async () => {
+    const bsc = await quote({ chain: 'bsc', token_in: 'ETH', token_out: 'USDC', amount_in: '1' });
+    expect(bsc.best_route.path).toEqual(['ETH', 'USDC']);
+    // 18 on-chain decimals, floored to the ledger's 6.
+    expect(bsc.estimated_output).toMatch(/^\d+\.\d{6}$/);
+    const pool = (await getDexPool(getPool(), 'sandbox', bsc.best_route.pools[0]))!;
+    const raw = getAmountOut(pool, 'ETH', 'USDC', 10n ** 18n);
+    expect(bsc.estimated_output).toBe(fromBaseUnits(raw, 18, 6));
+    const sol = await quote({ chain: 'solana', token_in: 'USDC', token_out: 'WETH', amount_in: '3400' });
+    expect(['raydium', 'orca']).toContain(sol.best_route.dex);
+    // WETH has 8 decimals on solana: the 18-place ledger amount ends in ten zeros.
+    expect(sol.estimated_output).toMatch(/^0\.\d{8}0{10}$/);
+    // Solana gas: 5000 lamports + compute units x micro-lamports, SOL at its reference price.
+    expect(new D(sol.estimated_gas_usd).lt('0.05')).toBe(true);
+    const stable = await quote({ chain: 'solana', token_in: 'USDC', token_out: 'USDT', amount_in: '10000' });
+    expect(stable.best_route).toMatchObject({ dex: 'saber', fee_tier: '0.01%' });
+  });
+
   it('refuses bad input with a clear 422 and a pointer', async () => {
     const bad = async (body: Record<string, unknown>, code: string, pointer: string) => {
       const r = await post('/api/v1/defi/swap/quote', { chain: 'arbitrum', token_in: 'USDC', token_out: 'WETH', amount_in: '100', ...body });
