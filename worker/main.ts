@@ -6,6 +6,7 @@ import { loadConfig } from '../domain/platform/config';
 import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
 import { ensureAchSchedules } from '../domain/ach/schedule';
 import { startEventDispatcher } from '../domain/events/dispatcher';
+import { ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { createWorker } from './index';
 
 // Bundler output and state changes log at INFO; operators can raise it with TEMPORAL_LOG_LEVEL.
@@ -17,6 +18,14 @@ if (!cfg.databaseUrl) {
 }
 await migrate(cfg.databaseUrl);
 await warmCaches();
+// A worker run alone (npm run worker) registers the search attributes the workflows it starts and
+// upserts need, as npm start does; a namespace that refuses (e.g. managed clusters where operators
+// register them) is reported, not fatal.
+try {
+  await ensureSearchAttributes(await getTemporalConnection(), cfg.temporalNamespace);
+} catch (err) {
+  console.warn(`could not register search attributes (register them on the namespace): ${(err as Error).message}`);
+}
 const stopMaintenance = startMaintenance();
 const worker = await createWorker();
 // Idempotent: the ACH file schedules exist once per namespace whichever worker creates them.
