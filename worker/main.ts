@@ -29,7 +29,7 @@ try {
 const stopMaintenance = startMaintenance();
 const worker = await createWorker();
 // Idempotent: the ACH file schedules exist once per namespace whichever worker creates them.
-await ensureAchSchedules();
+if (cfg.manageAchSchedules) await ensureAchSchedules();
 // Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
 const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());

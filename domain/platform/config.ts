@@ -52,6 +52,10 @@ export function loadConfig() {
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockSeconds: int('LOGIN_LOCK_SECONDS', 900),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'),
+    // Whether this worker creates and repairs the ACH file schedules at start. The schedules are one
+    // set per namespace pointing at one task queue: with several worker pools on different queues,
+    // only the pool that should build the files manages them (the others would flip their queue).
+    manageAchSchedules: bool('ACH_SCHEDULES_MANAGED', true),
     // Production chain adapter (domain/chains/production.ts): "ethereum=https://...,polygon=https://..."
     chainRpcUrls: process.env.CHAIN_RPC_URLS ?? '',
     chainSignerPrivateKey: process.env.CHAIN_SIGNER_PRIVATE_KEY ?? '',

@@ -34,7 +34,8 @@ function spawnWorkerProcess(taskQueue: string): Promise<ChildProcess> {
   // node itself runs the worker (tsx as a loader), so SIGKILL kills the worker and not a wrapper.
   const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue },
+    // The run's dev server is shared: the ACH schedules belong to tests/rails/ach-schedule.test.ts.
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, ACH_SCHEDULES_MANAGED: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
