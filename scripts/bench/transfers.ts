@@ -113,6 +113,7 @@ export async function benchTransfers(): Promise<void> {
       const pool = getPool();
       // Where the CPU goes (per process): the Temporal server, our API and worker, PostgreSQL.
       const dbName = new URL(url).pathname.slice(1);
+      const pgDelta = (a: Map<number, number>, b: Map<number, number>) => [...b].reduce((t, [pid, ms]) => t + ms - (a.get(pid) ?? 0), 0);
       const cpuShares = async () => {
         const { rows: backends } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
         const kids = childPids();
@@ -121,7 +122,9 @@ export async function benchTransfers(): Promise<void> {
           temporal: pick(/temporal/),
           api: pick(/api\/main\.ts/),
           worker: pick(/worker\/main\.ts/),
-          postgres: backends.reduce((t, b) => t + processCpuMs(b.pid), 0),
+          // Per backend: a connection that closes between two readings takes its CPU with it, so
+          // deltas are summed over the backends alive at the later reading (see pgDelta).
+          postgres: new Map(backends.map((b) => [b.pid, processCpuMs(b.pid)])),
         };
       };
       console.log(`transfers bench: API and worker as separate processes, ${ACCOUNTS} accounts, concurrency ${CONCURRENCY}, ${SECONDS} s`);
@@ -133,7 +136,7 @@ export async function benchTransfers(): Promise<void> {
       report('HTTP sync transfer (POST /api/v2/transfers)', syncRun);
       const per = (ms: number) => (ms / Math.max(1, syncRun.ops)).toFixed(2);
       console.log(
-        `CPU per sync transfer: api ${per(s1.api - s0.api)} ms, postgres ${per(s1.postgres - s0.postgres)} ms, load generator (this process) ${per((selfCpu.user + selfCpu.system) / 1000)} ms`,
+        `CPU per sync transfer: api ${per(s1.api - s0.api)} ms, postgres ${per(pgDelta(s0.postgres, s1.postgres))} ms, load generator (this process) ${per((selfCpu.user + selfCpu.system) / 1000)} ms`,
       );
 
       // Yardstick: the same machine's rate for a bare single-row UPDATE transaction via pg.
@@ -195,9 +198,10 @@ export async function benchTransfers(): Promise<void> {
         `${'workflow transfers completed'.padEnd(40)} ${(ids.length / seconds).toFixed(0).padStart(7)} /s   (${ids.length} in ${seconds.toFixed(1)} s; ${rows.map((r) => `${r.status} ${r.n}`).join(', ')})`,
       );
       const cpu1 = await cpuShares();
-      const cpuLine = (Object.keys(cpu1) as Array<keyof typeof cpu1>)
-        .map((k) => `${k} ${((cpu1[k] - cpu0[k]) / Math.max(1, ids.length)).toFixed(2)} ms`)
-        .join(', ');
+      const cpuLine = [
+        ...(['temporal', 'api', 'worker'] as const).map((k) => `${k} ${((cpu1[k] - cpu0[k]) / Math.max(1, ids.length)).toFixed(2)} ms`),
+        `postgres ${(pgDelta(cpu0.postgres, cpu1.postgres) / Math.max(1, ids.length)).toFixed(2)} ms`,
+      ].join(', ');
       if (ids.length > 0) console.log(`CPU per workflow transfer: ${cpuLine} (PostgreSQL: this database's backends)`);
       // Yardstick: the same number of workflows of the same shape with activities that do nothing.
       const yardWorker = await Worker.create({
