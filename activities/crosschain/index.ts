@@ -19,7 +19,7 @@ import {
   type BridgeTransfer,
 } from '../../domain/crosschain';
 import { withTransaction, type Queryable } from '../../domain/db/pool';
-import { createInternalLedgerAccount, getEntry, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
+import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney } from '../../domain/money/amount';
 import { DomainError } from '../../domain/platform/errors';
 import type { Environment } from '../../domain/platform/environment';
@@ -50,12 +50,11 @@ export function bridgeMagic(environment: Environment, amount: string): { source?
 }
 
 /** The protocol's in-transit account for an asset: credit-normal, holds value between the two books. */
-export async function bridgeInTransitAccount(environment: Environment, protocol: string, assetCode: string, c: Queryable): Promise<string> {
-  const la = await createInternalLedgerAccount(
+export function bridgeInTransitAccount(environment: Environment, protocol: string, assetCode: string, c: Queryable): Promise<string> {
+  return internalLedgerAccountId(
     { environment, assetCode, code: `bridge_in_transit:${protocol}`, name: `Bridge in transit ${assetCode} (${protocol})`, normalBalance: 'credit' },
     c,
   );
-  return la.id;
 }
 
 // Longer than any deadline (at most 7 days), so only a stuck workflow lets a reservation expire.

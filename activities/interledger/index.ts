@@ -3,7 +3,7 @@ import { ensureCustomerLedgerAccount } from '../../domain/accounts';
 import { withTransaction } from '../../domain/db/pool';
 import { emitIlpEvent, getQuote, lockIlpPayment, openPaymentsAmount, updateIlpPayment } from '../../domain/interledger';
 import { connectorAdapter, IlpNotConfigured } from '../../domain/interledger/stream';
-import { createInternalLedgerAccount, getEntry, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
+import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney, isZeroAmount } from '../../domain/money/amount';
 import { DomainError } from '../../domain/platform/errors';
 
@@ -33,14 +33,14 @@ export function createInterledgerActivities() {
         if (p.entryId) return;
         const q = (await getQuote(p.quoteId, c))!;
         const customer = await ensureCustomerLedgerAccount(p.accountId, q.sendCurrency, c);
-        const connector = await createInternalLedgerAccount(
+        const connector = await internalLedgerAccountId(
           { environment: p.environment, assetCode: q.sendCurrency, code: 'ilp_connector', name: `Interledger connector ${q.sendCurrency}`, normalBalance: 'debit' },
           c,
         );
         const net = new DecimalMoney(q.sendAmount).minus(q.feeAmount).toFixed(q.sendScale);
         const lines: LineInput[] = [
           { accountId: customer, direction: 'debit', amount: q.sendAmount, transactionType: 'transfer_out' },
-          { accountId: connector.id, direction: 'credit', amount: net },
+          { accountId: connector, direction: 'credit', amount: net },
         ];
         if (!isZeroAmount(q.feeAmount)) {
           lines.push({ accountId: await systemAccount(p.environment, q.sendCurrency, 'fee_revenue', p.id, c), direction: 'credit', amount: q.feeAmount });

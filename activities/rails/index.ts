@@ -4,7 +4,7 @@ import { buildAchFile } from '../../domain/ach/files';
 import { parseNachaFile } from '../../domain/ach/nacha';
 import { isBankingDay, zoned } from '../../domain/rails/calendar';
 import { withTransaction, type Queryable } from '../../domain/db/pool';
-import { createInternalLedgerAccount, getEntry, LedgerError, postEntry, postPending, reverseEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
+import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, reverseEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
 import { DomainError } from '../../domain/platform/errors';
 import { RailAdapterNotConfigured, railAdapter, RailGatewayRefused, RETURN_REASONS, type RailSubmission } from '../../domain/rails/adapters';
 import { addBankingDays, instantAt, planExecution, RAILS, type RailName } from '../../domain/rails/calendar';
@@ -36,12 +36,11 @@ function businessFailure(err: unknown): never {
 }
 
 /** The rail's own settlement (nostro) account for a currency: debit-normal, an asset of the platform. */
-export async function railSettlementAccount(environment: Environment, rail: RailName, currency: string, c: Queryable): Promise<string> {
-  const la = await createInternalLedgerAccount(
+export function railSettlementAccount(environment: Environment, rail: RailName, currency: string, c: Queryable): Promise<string> {
+  return internalLedgerAccountId(
     { environment, assetCode: currency, code: `rail_settlement:${rail}`, name: `${RAILS[rail].display_name} settlement ${currency}`, normalBalance: 'debit' },
     c,
   );
-  return la.id;
 }
 
 export function submissionOf(p: RailPayment, nowMs: number): RailSubmission {

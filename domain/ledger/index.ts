@@ -455,7 +455,20 @@ export function shardFor(shardKey: string, shards = SYSTEM_ACCOUNT_SHARDS): numb
   return (h >>> 0) % shards;
 }
 
-const systemCache = new Map<string, string>();
+// Ids of system and internal accounts, per database: they are looked up on every posting.
+const accountIdCache = new Map<string, string>();
+
+/**
+ * Remembers an account id once its row is committed. A row this transaction created itself
+ * (xmin is our own transaction id) could still be rolled back, so it is not cached.
+ */
+async function cacheAccountId(cacheKey: string, id: string, client: Queryable): Promise<void> {
+  const { rows } = await client.query<{ mine: boolean | null }>(
+    'SELECT xmin = pg_current_xact_id_if_assigned()::xid AS mine FROM ledger_accounts WHERE id = $1',
+    [id],
+  );
+  if (rows[0] && rows[0].mine !== true) accountIdCache.set(cacheKey, id);
+}
 
 /**
  * Ledger account id of a system account. Each (environment, asset, kind) is split in 32 shards so
@@ -476,7 +489,7 @@ export async function systemAccount(
   const shard = shardKey === undefined ? 0 : shardFor(shardKey);
   const code = `${kind}:${shard}`;
   const cacheKey = `${process.env.DATABASE_URL ?? ''}|${environment}|${asset}|${code}`;
-  const hit = systemCache.get(cacheKey);
+  const hit = accountIdCache.get(cacheKey);
   if (hit) return hit;
   const found = await client.query<{ id: string }>(
     'SELECT id FROM ledger_accounts WHERE environment = $1 AND asset_code = $2 AND code = $3',
@@ -500,7 +513,7 @@ export async function systemAccount(
     );
     id = again.rows[0].id;
   }
-  systemCache.set(cacheKey, id);
+  await cacheAccountId(cacheKey, id, client);
   return id;
 }
 
@@ -545,6 +558,22 @@ export async function createInternalLedgerAccount(
     [input.environment, asset, input.code],
   );
   return toLedgerAccount(rows[0]);
+}
+
+/**
+ * Id of a named internal ledger account (createInternalLedgerAccount), opened on first use and
+ * then cached like system accounts, so a posting on a hot path does not pay two queries for it.
+ */
+export async function internalLedgerAccountId(
+  input: { environment: Environment; assetCode: string; code: string; name: string; normalBalance: Direction; noOverdraft?: boolean },
+  client: Queryable = getPool(),
+): Promise<string> {
+  const cacheKey = `${process.env.DATABASE_URL ?? ''}|${input.environment}|${input.assetCode.toUpperCase()}|${input.code}`;
+  const hit = accountIdCache.get(cacheKey);
+  if (hit) return hit;
+  const la = await createInternalLedgerAccount(input, client);
+  await cacheAccountId(cacheKey, la.id, client);
+  return la.id;
 }
 
 /**
