@@ -84,3 +84,36 @@ export async function chainBalances(accountId: string, opts: { includeOffChain?:
   }
   return out.sort((a, b) => (a.chain ?? '').localeCompare(b.chain ?? '') || a.assetCode.localeCompare(b.assetCode));
 }
+
+export interface PayingCandidate {
+  accountId: string;
+  /** Available balance of the account's book of the asset on the chain ('0' if never opened); null when no asset was asked. */
+  available: string | null;
+}
+
+/**
+ * Which customer account pays a chain operation (bridge, swap, flash loan): the spec's bodies name
+ * none, so `account_id` is optional. Returns the caller's active accounts in opening order (only
+ * `accountId` when given) with the available balance of their book of the asset on the chain, in
+ * one query; callers pick the first that covers the amount. A given `accountId` that is not the
+ * caller's is 404; one that is not active is 422 ACCOUNT_<STATUS>.
+ */
+export async function payingAccountCandidates(
+  input: { userId: string; environment: string; accountId?: string | null; assetCode?: string; chain?: string },
+  client: Queryable = getPool(),
+): Promise<PayingCandidate[]> {
+  const asset = input.assetCode && input.chain ? input.assetCode.toUpperCase() : null;
+  const { rows } = await client.query<{ id: string; status: string; available: string | null }>(
+    `SELECT a.id, a.status,
+            CASE WHEN $4::text IS NULL THEN NULL ELSE coalesce(ledger_balance_json(la)->>'available_balance', '0') END AS available
+       FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $4 AND la.chain = $5
+      WHERE a.user_id = $1 AND a.environment = $2 AND ($3::text IS NULL OR a.id = $3)
+      ORDER BY a.created_at, a.id`,
+    [input.userId, input.environment, input.accountId ?? null, asset, asset ? bookChain(asset, input.chain) : ''],
+  );
+  if (input.accountId) {
+    if (!rows[0]) throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
+    if (rows[0].status !== 'active') throw new DomainError(422, `ACCOUNT_${rows[0].status.toUpperCase()}`, `The account is ${rows[0].status}`, '/account_id');
+  }
+  return rows.filter((r) => r.status === 'active').map((r) => ({ accountId: r.id, available: r.available }));
+}

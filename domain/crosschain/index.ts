@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { validateAddress } from '../chains/addresses';
-import { bookChain } from '../chains/books';
+import { payingAccountCandidates } from '../chains/books';
 import { custodyAddress } from '../chains/custody';
 import { updateAssignments } from '../db/update';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
@@ -437,31 +437,20 @@ export async function initiateBridgeTransfer(input: InitiateInput): Promise<Brid
       throw new DomainError(422, 'DEADLINE_TOO_SHORT', `${q.protocol} needs about ${q.estimatedDurationSeconds} s on this route; deadline_minutes is shorter`, '/deadline_minutes');
     }
 
-    const book = bookChain(q.assetCode, q.sourceChain);
-    let accountId = input.accountId ?? null;
-    if (accountId) {
-      const { rows } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [accountId]);
-      if (!rows[0] || rows[0].user_id !== input.userId || rows[0].environment !== input.environment) {
-        throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${accountId} not found`, '/account_id');
-      }
-      if (rows[0].status !== 'active') throw new DomainError(422, `ACCOUNT_${rows[0].status.toUpperCase()}`, `The account is ${rows[0].status}`, '/account_id');
-    }
-    const { rows: funded } = await c.query<{ id: string }>(
-      `SELECT a.id FROM accounts a JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $3 AND la.chain = $4
-        WHERE a.user_id = $1 AND a.environment = $2 AND a.status = 'active' AND ($6::text IS NULL OR a.id = $6)
-          AND la.credits_posted - la.debits_posted - la.debits_pending >= $5::numeric
-        ORDER BY a.created_at, a.id LIMIT 1`,
-      [input.userId, input.environment, q.assetCode, book, q.amount, accountId],
+    const candidates = await payingAccountCandidates(
+      { userId: input.userId, environment: input.environment, accountId: input.accountId, assetCode: q.assetCode, chain: q.sourceChain },
+      c,
     );
-    if (!funded[0]) {
+    const funded = candidates.find((a) => new DecimalMoney(a.available ?? '0').gte(q.amount));
+    if (!funded) {
       throw new DomainError(
         422,
         'INSUFFICIENT_FUNDS',
-        `${accountId ? `account ${accountId} does not hold` : 'no account of yours holds'} ${q.amount} ${q.token} available on ${q.sourceChain}`,
+        `${input.accountId ? `account ${input.accountId} does not hold` : 'no account of yours holds'} ${q.amount} ${q.token} available on ${q.sourceChain}`,
         '/amount',
       );
     }
-    accountId = funded[0].id;
+    const accountId = funded.accountId;
     const sender = validateAddress(q.sourceChain, input.senderAddress ?? custodyAddress(accountId, q.sourceChain), '/sender_address');
     const recipient = validateAddress(q.destinationChain, input.recipientAddress ?? custodyAddress(accountId, q.destinationChain), '/recipient_address');
 
