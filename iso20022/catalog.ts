@@ -46,11 +46,13 @@ let versionCache: { dir: string; versions: Set<string> } | null = null;
 export function availableVersions(): Set<string> {
   const dir = getConfig().xsdDir;
   if (versionCache?.dir === dir) return versionCache.versions;
-  let files: string[] = [];
+  let files: string[];
   try {
     files = fs.readdirSync(dir);
-  } catch {
-    files = [];
+  } catch (err) {
+    // A misplaced schema directory is a deployment error: say so instead of answering that every
+    // message version is unsupported.
+    throw new Error(`ISO 20022 schemas not found in ${dir} (${(err as NodeJS.ErrnoException).code}): set ISO20022_XSD_DIR`);
   }
   const versions = new Set(
     files.filter((f) => /^[a-z]{4}\.\d{3}\.\d{3}\.\d{2}\.xsd$/.test(f)).map((f) => f.slice(0, -4)),
