@@ -36,6 +36,8 @@ export function loadConfig() {
     publicUrl: process.env.PUBLIC_URL ?? '',
     databaseUrl: process.env.DATABASE_URL ?? '',
     dbPoolMax: int('DB_POOL_MAX', 20),
+    transferBatchMax: int('TRANSFER_BATCH_MAX', 32),
+    transferBatchesInFlight: int('TRANSFER_BATCHES_IN_FLIGHT', 2),
     temporalAddress: process.env.TEMPORAL_ADDRESS ?? '',
     temporalNamespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'banking',

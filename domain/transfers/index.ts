@@ -7,7 +7,9 @@ import { writeOutboxEvents } from '../events/outbox';
 import { LedgerError, entryPayload, systemAccount, toLedgerError, type Entry, type LineInput } from '../ledger';
 import { DecimalMoney, formatAmount, isZeroAmount, parseRequestAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
+import { loadConfig } from '../platform/config';
 import { newId } from '../platform/ids';
+import { GroupCommit } from './group-commit';
 import { DomainError as TransferError } from '../platform/errors';
 
 export type TransferStatus = 'pending' | 'pending_review' | 'completed' | 'failed' | 'reversed';
@@ -208,8 +210,9 @@ export async function buildTransferLines(
     { accountId: toLa, direction: 'credit', amount: t.amount, transactionType: 'transfer_in' },
   ];
   if (!isZeroAmount(t.feeAmount)) {
-    // The transfer id spreads fee postings over the fee account's shards.
-    const feeLa = await systemAccount(t.environment, t.assetCode, 'fee_revenue', t.id, client);
+    // Fee postings are spread over the fee account's shards by sender: one sender's transfers
+    // queue on its own account's lock anyway, and different senders rarely share a shard.
+    const feeLa = await systemAccount(t.environment, t.assetCode, 'fee_revenue', t.fromAccountId, client);
     lines.push(
       { accountId: fromLa, direction: 'debit', amount: t.feeAmount, transactionType: 'fee' },
       { accountId: feeLa, direction: 'credit', amount: t.feeAmount },
@@ -297,48 +300,103 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
     failure_code: null,
     failure_reason: null,
   };
-  // One statement, hence one transaction and one round trip: the transfer row, its events and the
-  // ledger posting succeed or fail together (insufficient funds leaves nothing behind).
-  try {
-    // Named: prepared once per connection, so this hot statement is not parsed and planned per call.
-    const { rows } = await pool.query<Row>({
-      name: 'transfers_create_immediate',
-      text: `WITH t AS (
-         INSERT INTO transfers (id, environment, user_id, from_account_id, to_account_id, asset_code, amount, fee_amount, status,
-                                reference, description, metadata, entry_id, estimated_completion, completed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'completed', $9, $10, $11, $12, now(), now())
-         RETURNING *
-       ), ev AS (
-         INSERT INTO outbox_events (id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at)
-         SELECT x.id, x.type, $2, $3, 'transfer', $1, $13::jsonb, clock_timestamp() + make_interval(secs => x.n * 0.001)
-         FROM (VALUES ($14, 'transfer.created', 0), ($15, 'transfer.completed', 1)) x(id, type, n)
-         RETURNING 1
-       )
-       SELECT t.*, $16::int AS precision, ledger_post_entry($17::jsonb) IS NOT NULL AS posted, (SELECT count(*) FROM ev) AS events FROM t`,
-      values: [
-        id,
-        input.environment,
-        input.userId,
-        parties.from.id,
-        parties.to.id,
-        parties.asset.code,
-        parties.amount,
-        fee,
-        input.reference ?? null,
-        input.description ?? null,
-        JSON.stringify(input.metadata ?? {}),
-        entryId,
-        JSON.stringify(eventData),
-        newId('evt'),
-        newId('evt'),
-        parties.asset.precision,
-        JSON.stringify(payload),
-      ],
-    });
-    return toTransfer(rows[0]);
-  } catch (err) {
-    mapLedgerError(toLedgerError(err));
+  const item: ImmediateItem = {
+    id,
+    environment: input.environment,
+    user_id: input.userId,
+    from_account_id: parties.from.id,
+    to_account_id: parties.to.id,
+    asset_code: parties.asset.code,
+    amount: parties.amount,
+    fee_amount: fee,
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+    entry_id: entryId,
+    events: [
+      { id: newId('evt'), type: 'transfer.created' },
+      { id: newId('evt'), type: 'transfer.completed' },
+    ],
+    event_data: eventData,
+    entry: payload,
+  };
+  // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
+  // row, its events and the ledger posting still succeed or fail together, on their own.
+  const result = await immediateBatches().submit(item);
+  if (!result.ok) mapLedgerError(toLedgerError(result.error));
+  const at = result.at;
+  return {
+    id,
+    environment: input.environment,
+    userId: input.userId,
+    fromAccountId: parties.from.id,
+    toAccountId: parties.to.id,
+    assetCode: parties.asset.code,
+    amount: formatAmount(parties.amount, parties.asset.precision),
+    feeAmount: formatAmount(fee, parties.asset.precision),
+    status: 'completed',
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+    workflowId: null,
+    entryId,
+    reversalEntryId: null,
+    failureCode: null,
+    failureReason: null,
+    compensationExecuted: false,
+    estimatedCompletion: at,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: at,
+    failedAt: null,
+  };
+}
+
+/** One immediate transfer as transfers_create_immediate_batch takes it. */
+type ImmediateItem = Pick<
+  Row,
+  'id' | 'environment' | 'user_id' | 'from_account_id' | 'to_account_id' | 'asset_code' | 'amount' | 'fee_amount' | 'reference' | 'description' | 'metadata'
+> & {
+  entry_id: string;
+  events: Array<{ id: string; type: string }>;
+  event_data: Record<string, unknown>;
+  entry: unknown;
+};
+
+/** A refusal comes back shaped like the error PostgreSQL would have raised for it alone. */
+type ImmediateResult = { ok: true; at: Date } | { ok: false; error: Error };
+
+let batches: { url: string; group: GroupCommit<ImmediateItem, ImmediateResult> } | undefined;
+
+function immediateBatches(): GroupCommit<ImmediateItem, ImmediateResult> {
+  const cfg = loadConfig();
+  if (batches?.url !== cfg.databaseUrl) {
+    batches = {
+      url: cfg.databaseUrl,
+      group: new GroupCommit<ImmediateItem, ImmediateResult>({
+        maxBatch: Math.max(1, cfg.transferBatchMax),
+        maxInFlight: Math.max(1, cfg.transferBatchesInFlight),
+        locks: (item) => (item.entry as { lines: Array<{ account_id: string }> }).lines.map((l) => l.account_id),
+        // A server-side error (it has a SQLSTATE) rolled the whole statement back.
+        retryAlone: (err) => typeof (err as { code?: unknown })?.code === 'string',
+        async runBatch(items) {
+          const { rows } = await getPool().query<{ r: { now: string; results: Array<{ ok: boolean; code?: string; message?: string; detail?: string | null; constraint?: string | null }> } }>({
+            // Named: prepared once per connection.
+            name: 'transfers_create_immediate_batch',
+            text: 'SELECT transfers_create_immediate_batch($1::jsonb) AS r',
+            values: [JSON.stringify(items)],
+          });
+          const at = new Date(rows[0].r.now);
+          return rows[0].r.results.map((x) =>
+            x.ok
+              ? { ok: true as const, at }
+              : { ok: false as const, error: Object.assign(new Error(x.message), { code: x.code, detail: x.detail ?? undefined, constraint: x.constraint ?? undefined }) },
+          );
+        },
+      }),
+    };
   }
+  return batches.group;
 }
 
 async function insertTransfer(

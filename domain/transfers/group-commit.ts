@@ -1,0 +1,112 @@
+/**
+ * Group commit: callers submit one item each and get its own result, while the items that arrive
+ * together are written in one database statement and one commit.
+ *
+ * Nothing waits for a batch to fill. An item is sent at once while fewer than `maxInFlight`
+ * batches are running; otherwise it queues and goes with the next batch (up to `maxBatch` items).
+ * At low load every batch has one item and no latency is added; under load, batches grow to match
+ * it and the per-transaction costs (commit, lock waits, statement start-up) are shared.
+ */
+export interface GroupCommitOptions<I, R> {
+  /** Writes the items in one transaction; returns one result per item, in order. */
+  runBatch(items: I[]): Promise<R[]>;
+  /**
+   * Whether a failed batch may be retried item by item: true when the error is a definite
+   * statement error (the batch's transaction rolled back), so that only the culprit fails. A lost
+   * connection is not definite (the commit may have happened) and fails every item.
+   */
+  retryAlone(err: unknown): boolean;
+  /**
+   * Rows an item locks (ledger accounts). Batches in flight at the same time hold disjoint sets,
+   * so they run in parallel instead of queueing on each other's row locks; an item that would
+   * overlap waits for a later batch.
+   */
+  locks(item: I): string[];
+  maxBatch: number;
+  maxInFlight: number;
+}
+
+interface Waiting<I, R> {
+  item: I;
+  resolve(r: R): void;
+  reject(err: unknown): void;
+}
+
+export class GroupCommit<I, R> {
+  private queue: Array<Waiting<I, R>> = [];
+  private inFlight = 0;
+  /** Locks held by the batches in flight (a count per key). */
+  private held = new Map<string, number>();
+
+  constructor(private readonly opts: GroupCommitOptions<I, R>) {}
+
+  submit(item: I): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.opts.maxInFlight && this.queue.length > 0) {
+      const batch = this.take();
+      if (batch.length === 0) return; // everything queued waits for a batch in flight
+      const keys = batch.flatMap((w) => this.opts.locks(w.item));
+      for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        for (const k of keys) {
+          const n = (this.held.get(k) ?? 1) - 1;
+          if (n === 0) this.held.delete(k);
+          else this.held.set(k, n);
+        }
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * The oldest queued items, up to maxBatch, whose locks no batch in flight holds. An item never
+   * passes an older waiting one that locks a row it locks too: each row's items are posted in the
+   * order they arrived, and none waits forever.
+   */
+  private take(): Array<Waiting<I, R>> {
+    const batch: Array<Waiting<I, R>> = [];
+    const rest: Array<Waiting<I, R>> = [];
+    const waiting = new Set<string>();
+    for (const w of this.queue) {
+      const keys = this.opts.locks(w.item);
+      if (batch.length < this.opts.maxBatch && !keys.some((k) => this.held.has(k) || waiting.has(k))) {
+        batch.push(w);
+      } else {
+        rest.push(w);
+        for (const k of keys) waiting.add(k);
+      }
+    }
+    this.queue = rest;
+    return batch;
+  }
+
+  private async run(batch: Array<Waiting<I, R>>): Promise<void> {
+    try {
+      const results = await this.opts.runBatch(batch.map((w) => w.item));
+      batch.forEach((w, i) => w.resolve(results[i]));
+    } catch (err) {
+      if (batch.length === 1 || !this.opts.retryAlone(err)) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
+      // Nothing of the batch was written: each item on its own finds the one that failed.
+      await Promise.all(
+        batch.map(async (w) => {
+          try {
+            w.resolve((await this.opts.runBatch([w.item]))[0]);
+          } catch (e) {
+            w.reject(e);
+          }
+        }),
+      );
+    }
+  }
+}
