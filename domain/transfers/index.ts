@@ -374,7 +374,9 @@ function immediateBatches(): GroupCommit<ImmediateItem, ImmediateResult> {
     batches = {
       url: cfg.databaseUrl,
       group: new GroupCommit<ImmediateItem, ImmediateResult>({
-        maxBatch: Math.max(1, cfg.transferBatchMax),
+        // Each transfer is a subtransaction: past 64 in one transaction PostgreSQL's snapshots overflow
+        // their subtransaction cache and every session slows down.
+        maxBatch: Math.min(64, Math.max(1, cfg.transferBatchMax)),
         maxInFlight: Math.max(1, cfg.transferBatchesInFlight),
         locks: (item) => (item.entry as { lines: Array<{ account_id: string }> }).lines.map((l) => l.account_id),
         // A server-side error (it has a SQLSTATE) rolled the whole statement back.
