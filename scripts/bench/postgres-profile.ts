@@ -1,0 +1,71 @@
+// Where PostgreSQL spends an immediate transfer, without HTTP: the domain's createImmediateTransfer
+// from this process on a throw-away database, printing PostgreSQL CPU per transfer and the time of
+// each SQL function per transfer (pg_stat_user_functions). Not part of `npm run bench`; a tool for
+// the next optimisation. Run: npx tsx scripts/bench/postgres-profile.ts
+//   PROFILE_CONCURRENCY (16), PROFILE_SECONDS (8), PROFILE_ACCOUNTS (50)
+//   PROFILE_PATCH=<file.sql>: SQL run after the migrations (try a changed function or index first)
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { createAccount } from '../../domain/accounts';
+import { registerUser } from '../../domain/auth/users';
+import { moveCash } from '../../domain/cash';
+import { closePool, getPool } from '../../domain/db/pool';
+import { closePrisma } from '../../domain/db/prisma';
+import { createImmediateTransfer } from '../../domain/transfers';
+import { drive, processCpuMs, report, withBenchDatabase } from './common';
+
+const CONCURRENCY = Number.parseInt(process.env.PROFILE_CONCURRENCY ?? '16', 10);
+const SECONDS = Number.parseInt(process.env.PROFILE_SECONDS ?? '8', 10);
+const ACCOUNTS = Number.parseInt(process.env.PROFILE_ACCOUNTS ?? '50', 10);
+
+export async function profilePostgres(): Promise<void> {
+  await withBenchDatabase(async (url) => {
+    const db = new URL(url).pathname.slice(1);
+    await getPool().query(`ALTER DATABASE "${db}" SET track_functions = 'all'`);
+    if (process.env.PROFILE_PATCH) await getPool().query(readFileSync(process.env.PROFILE_PATCH, 'utf8'));
+    await closePool(); // new connections pick up track_functions
+    const pool = getPool();
+    const user = await registerUser('Profile', `profile-${db}@bench.test`, 'profile-password-123');
+    const accounts: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const a = await createAccount({ userId: user!.id, environment: 'sandbox', name: `profile ${i}` });
+      await moveCash('deposit', { userId: user!.id, environment: 'sandbox', accountId: a.id, amount: '1000000000.00', assetCode: 'USD' });
+      accounts.push(a.id);
+    }
+    const transfer = async () => {
+      const a = Math.floor(Math.random() * ACCOUNTS);
+      const b = (a + 1 + Math.floor(Math.random() * (ACCOUNTS - 1))) % ACCOUNTS;
+      await createImmediateTransfer({ userId: user!.id, environment: 'sandbox', fromAccountId: accounts[a], toAccountId: accounts[b], amount: '10.00', assetCode: 'USD' });
+    };
+    await drive(CONCURRENCY, 2, transfer); // warm-up
+    const backends = async () =>
+      new Map((await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db])).rows.map((r) => [r.pid, processCpuMs(r.pid)]));
+    await pool.query('SELECT pg_stat_reset()');
+    const before = await backends();
+    const self = process.cpuUsage();
+    const run = await drive(CONCURRENCY, SECONDS, transfer);
+    const after = await backends();
+    const selfCpu = process.cpuUsage(self);
+    report('immediate transfer (domain, no HTTP)', run);
+    const pgMs = [...after].reduce((t, [pid, ms]) => t + ms - (before.get(pid) ?? 0), 0);
+    console.log(`CPU per transfer: postgres ${(pgMs / run.ops).toFixed(2)} ms, this process ${((selfCpu.user + selfCpu.system) / 1000 / run.ops).toFixed(2)} ms`);
+    await new Promise((r) => setTimeout(r, 600)); // function statistics are flushed at most every 500 ms
+    const { rows } = await pool.query<{ funcname: string; calls: string; total_time: number; self_time: number }>(
+      'SELECT funcname, calls, total_time, self_time FROM pg_stat_user_functions ORDER BY total_time DESC LIMIT 12',
+    );
+    // Approximate: backends flush function statistics lazily, so some warm-up calls land here too.
+    console.log('per transfer (wall time, lock waits included; approximate):');
+    for (const r of rows) {
+      const per = (x: number) => (x / run.ops).toFixed(3);
+      console.log(`  ${r.funcname.padEnd(36)} calls ${(Number(r.calls) / run.ops).toFixed(2).padStart(5)}  total ${per(r.total_time)} ms  self ${per(r.self_time)} ms`);
+    }
+    await closePrisma();
+  }, 20);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  profilePostgres().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
