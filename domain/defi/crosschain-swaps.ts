@@ -30,10 +30,11 @@ import { newId } from '../platform/ids';
 import { resolveAccount } from './accounts';
 import { createSwapQuote, priceTrade } from './quotes';
 import { createSwap, getSwap, presentSwap, type SandboxOutcome } from './swaps';
+import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
 export type CrosschainSwapStatus = 'pending' | 'bridging' | 'swapping' | 'returning' | 'completed' | 'failed';
 
-export interface CrosschainSwap {
+export interface CrosschainSwap extends Outcome {
   id: string;
   environment: Environment;
   userId: string;
@@ -52,13 +53,6 @@ export interface CrosschainSwap {
   returnBridgeTransferId: string | null;
   returnedAmount: string | null;
   workflowId: string;
-  failureCode: string | null;
-  failureReason: string | null;
-  compensationExecuted: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt: Date | null;
-  failedAt: Date | null;
 }
 
 const num = (v: string | null) => (v === null ? null : new D(v).toFixed());
@@ -83,13 +77,7 @@ function toRecord(r: Record<string, any>): CrosschainSwap {
     returnBridgeTransferId: r.return_bridge_transfer_id,
     returnedAmount: num(r.returned_amount),
     workflowId: r.workflow_id,
-    failureCode: r.failure_code,
-    failureReason: r.failure_reason,
-    compensationExecuted: r.compensation_executed,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-    failedAt: r.failed_at,
+    ...outcomeOf(r as OutcomeRow),
   };
 }
 

@@ -21,11 +21,12 @@ import { gasCostNative, nativeUsdPrice, routerAddress } from './gas';
 import { lockPools, saveReserves, type DexPool } from './pools';
 import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './pricing';
 import { lockSwapQuote, type StoredRoute } from './quotes';
+import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
 export type SwapStatus = 'pending' | 'submitted' | 'included' | 'completed' | 'failed';
 export type SandboxOutcome = 'revert' | 'drop';
 
-export interface Swap {
+export interface Swap extends Outcome {
   id: string;
   environment: Environment;
   userId: string;
@@ -57,16 +58,9 @@ export interface Swap {
   settlementEntryId: string | null;
   workflowId: string;
   crosschainSwapId: string | null;
-  failureCode: string | null;
-  failureReason: string | null;
-  compensationExecuted: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt: Date | null;
-  failedAt: Date | null;
 }
 
-interface Row {
+interface Row extends OutcomeRow {
   id: string;
   environment: Environment;
   user_id: string;
@@ -98,13 +92,6 @@ interface Row {
   settlement_entry_id: string | null;
   workflow_id: string;
   crosschain_swap_id: string | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  compensation_executed: boolean;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  failed_at: Date | null;
   p_in: number;
   p_out: number;
 }
@@ -151,13 +138,7 @@ function toSwap(r: Row): Swap {
     settlementEntryId: r.settlement_entry_id,
     workflowId: r.workflow_id,
     crosschainSwapId: r.crosschain_swap_id,
-    failureCode: r.failure_code,
-    failureReason: r.failure_reason,
-    compensationExecuted: r.compensation_executed,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-    failedAt: r.failed_at,
+    ...outcomeOf(r),
   };
 }
 

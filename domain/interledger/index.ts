@@ -13,6 +13,7 @@ import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { latestRate } from '../rates';
 import { walletAddressOf } from './stream';
+import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
 /** Connector fee in basis points of the send amount (rounded up to the send currency's precision). */
 export const ILP_FEE_BPS = 50;
@@ -36,7 +37,7 @@ export interface IlpQuote {
   receiveScale: number;
 }
 
-export interface IlpPayment {
+export interface IlpPayment extends Outcome {
   id: string;
   environment: Environment;
   userId: string;
@@ -50,13 +51,6 @@ export interface IlpPayment {
   fulfillment: string | null;
   ilpRejectCode: string | null;
   packets: Array<{ type: string; base64: string }>;
-  failureCode: string | null;
-  failureReason: string | null;
-  compensationExecuted: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt: Date | null;
-  failedAt: Date | null;
 }
 
 
@@ -99,13 +93,7 @@ function toPayment(r: Record<string, any>): IlpPayment {
     fulfillment: r.fulfillment,
     ilpRejectCode: r.ilp_reject_code,
     packets: r.packets,
-    failureCode: r.failure_code,
-    failureReason: r.failure_reason,
-    compensationExecuted: r.compensation_executed,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-    failedAt: r.failed_at,
+    ...outcomeOf(r as OutcomeRow),
   };
 }
 

@@ -13,10 +13,11 @@ import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { RAIL_NAMES, RAILS, type RailName } from './calendar';
 import { checkExplicitRail, chooseRail, validateCreditor, type CreditorAccount, type RoutingDecision, type Urgency } from './routing';
+import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
 export type RailPaymentStatus = 'pending' | 'reserved' | 'submitted' | 'settled' | 'completed' | 'rejected' | 'failed' | 'returned';
 
-export interface RailPayment {
+export interface RailPayment extends Outcome {
   id: string;
   environment: Environment;
   userId: string;
@@ -43,13 +44,6 @@ export interface RailPayment {
   achFileId: string | null;
   /** When the ACH file carrying this entry went to the operator (null: not yet). */
   achFileTransmittedAt: Date | null;
-  failureCode: string | null;
-  failureReason: string | null;
-  compensationExecuted: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt: Date | null;
-  failedAt: Date | null;
 }
 
 export interface RailPaymentEvent {
@@ -58,7 +52,7 @@ export interface RailPaymentEvent {
   occurredAt: Date;
 }
 
-interface Row {
+interface Row extends OutcomeRow {
   id: string;
   environment: Environment;
   user_id: string;
@@ -84,13 +78,6 @@ interface Row {
   expected_settlement_at: Date | null;
   ach_file_id: string | null;
   ach_file_transmitted_at?: Date | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  compensation_executed: boolean;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  failed_at: Date | null;
   precision: number;
 }
 
@@ -126,13 +113,7 @@ function toPayment(r: Row): RailPayment {
     expectedSettlementAt: r.expected_settlement_at,
     achFileId: r.ach_file_id,
     achFileTransmittedAt: r.ach_file_transmitted_at ?? null,
-    failureCode: r.failure_code,
-    failureReason: r.failure_reason,
-    compensationExecuted: r.compensation_executed,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-    failedAt: r.failed_at,
+    ...outcomeOf(r),
   };
 }
 

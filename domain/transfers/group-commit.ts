@@ -28,6 +28,7 @@ export interface GroupCommitOptions<I, R> {
 
 interface Waiting<I, R> {
   item: I;
+  locks: string[];
   resolve(r: R): void;
   reject(err: unknown): void;
 }
@@ -42,7 +43,7 @@ export class GroupCommit<I, R> {
 
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, locks: this.opts.locks(item), resolve, reject });
       this.pump();
     });
   }
@@ -51,7 +52,7 @@ export class GroupCommit<I, R> {
     while (this.inFlight < this.opts.maxInFlight && this.queue.length > 0) {
       const batch = this.take();
       if (batch.length === 0) return; // everything queued waits for a batch in flight
-      const keys = batch.flatMap((w) => this.opts.locks(w.item));
+      const keys = batch.flatMap((w) => w.locks);
       for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
       this.inFlight++;
       void this.run(batch).finally(() => {
@@ -76,12 +77,11 @@ export class GroupCommit<I, R> {
     const rest: Array<Waiting<I, R>> = [];
     const waiting = new Set<string>();
     for (const w of this.queue) {
-      const keys = this.opts.locks(w.item);
-      if (batch.length < this.opts.maxBatch && !keys.some((k) => this.held.has(k) || waiting.has(k))) {
+      if (batch.length < this.opts.maxBatch && !w.locks.some((k) => this.held.has(k) || waiting.has(k))) {
         batch.push(w);
       } else {
         rest.push(w);
-        for (const k of keys) waiting.add(k);
+        for (const k of w.locks) waiting.add(k);
       }
     }
     this.queue = rest;

@@ -11,10 +11,11 @@ import { loadConfig } from '../platform/config';
 import { newId } from '../platform/ids';
 import { GroupCommit } from './group-commit';
 import { DomainError as TransferError } from '../platform/errors';
+import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
 export type TransferStatus = 'pending' | 'pending_review' | 'completed' | 'failed' | 'reversed';
 
-export interface Transfer {
+export interface Transfer extends Outcome {
   id: string;
   environment: Environment;
   userId: string;
@@ -30,20 +31,13 @@ export interface Transfer {
   workflowId: string | null;
   entryId: string | null;
   reversalEntryId: string | null;
-  failureCode: string | null;
-  failureReason: string | null;
-  compensationExecuted: boolean;
   estimatedCompletion: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt: Date | null;
-  failedAt: Date | null;
 }
 
 /** Transfer refusals are domain errors (4xx in the API). */
 export { DomainError as TransferError } from '../platform/errors';
 
-interface Row {
+interface Row extends OutcomeRow {
   id: string;
   environment: Environment;
   user_id: string;
@@ -59,14 +53,7 @@ interface Row {
   workflow_id: string | null;
   entry_id: string | null;
   reversal_entry_id: string | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  compensation_executed: boolean;
   estimated_completion: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  failed_at: Date | null;
   precision: number;
 }
 
@@ -91,14 +78,8 @@ function toTransfer(r: Row): Transfer {
     workflowId: r.workflow_id,
     entryId: r.entry_id,
     reversalEntryId: r.reversal_entry_id,
-    failureCode: r.failure_code,
-    failureReason: r.failure_reason,
-    compensationExecuted: r.compensation_executed,
+    ...outcomeOf(r),
     estimatedCompletion: r.estimated_completion,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-    failedAt: r.failed_at,
   };
 }
 
@@ -287,20 +268,7 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
     userId: input.userId,
     metadata: { transfer_id: id },
   });
-  const eventData = {
-    transfer_id: id,
-    from_account: parties.from.id,
-    to_account: parties.to.id,
-    amount: parties.amount,
-    asset_code: parties.asset.code,
-    fee,
-    status: 'completed',
-    reference: input.reference ?? null,
-    workflow_id: null,
-    failure_code: null,
-    failure_reason: null,
-  };
-  const item: ImmediateItem = {
+  const columns = {
     id,
     environment: input.environment,
     user_id: input.userId,
@@ -312,44 +280,40 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
+  };
+  // The row as the batch writes it; only the times come from the database (the commit's).
+  const completed = (at: Date): Transfer =>
+    toTransfer({
+      ...columns,
+      status: 'completed',
+      workflow_id: null,
+      entry_id: entryId,
+      reversal_entry_id: null,
+      failure_code: null,
+      failure_reason: null,
+      compensation_executed: false,
+      estimated_completion: at,
+      created_at: at,
+      updated_at: at,
+      completed_at: at,
+      failed_at: null,
+      precision: parties.asset.precision,
+    });
+  const item: ImmediateItem = {
+    ...columns,
     entry_id: entryId,
     events: [
       { id: newId('evt'), type: 'transfer.created' },
       { id: newId('evt'), type: 'transfer.completed' },
     ],
-    event_data: eventData,
+    event_data: transferEventData(completed(new Date())), // event data holds no times
     entry: payload,
   };
   // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
   // row, its events and the ledger posting still succeed or fail together, on their own.
   const result = await immediateBatches().submit(item);
   if (!result.ok) mapLedgerError(toLedgerError(result.error));
-  const at = result.at;
-  return {
-    id,
-    environment: input.environment,
-    userId: input.userId,
-    fromAccountId: parties.from.id,
-    toAccountId: parties.to.id,
-    assetCode: parties.asset.code,
-    amount: formatAmount(parties.amount, parties.asset.precision),
-    feeAmount: formatAmount(fee, parties.asset.precision),
-    status: 'completed',
-    reference: input.reference ?? null,
-    description: input.description ?? null,
-    metadata: input.metadata ?? {},
-    workflowId: null,
-    entryId,
-    reversalEntryId: null,
-    failureCode: null,
-    failureReason: null,
-    compensationExecuted: false,
-    estimatedCompletion: at,
-    createdAt: at,
-    updatedAt: at,
-    completedAt: at,
-    failedAt: null,
-  };
+  return completed(result.at);
 }
 
 /** One immediate transfer as transfers_create_immediate_batch takes it. */
@@ -369,8 +333,9 @@ type ImmediateResult = { ok: true; at: Date } | { ok: false; error: Error };
 let batches: { url: string; group: GroupCommit<ImmediateItem, ImmediateResult> } | undefined;
 
 function immediateBatches(): GroupCommit<ImmediateItem, ImmediateResult> {
-  const cfg = loadConfig();
-  if (batches?.url !== cfg.databaseUrl) {
+  // Per database (tests switch it); the settings are read once per batcher, not per transfer.
+  if (batches?.url !== (process.env.DATABASE_URL ?? '')) {
+    const cfg = loadConfig();
     batches = {
       url: cfg.databaseUrl,
       group: new GroupCommit<ImmediateItem, ImmediateResult>({
