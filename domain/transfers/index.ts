@@ -246,6 +246,19 @@ function mapLedgerError(err: unknown): never {
  * in one database transaction. Insufficient funds, a frozen account and the like roll it all back.
  */
 export async function createImmediateTransfer(input: CreateTransferInput): Promise<Transfer> {
+  const { item, completed } = await prepareImmediateTransfer(input);
+  // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
+  // row, its events and the ledger posting still succeed or fail together, on their own.
+  const result = await immediateBatches().submit(item);
+  if (!result.ok) mapLedgerError(toLedgerError(result.error));
+  return completed(result.at);
+}
+
+/**
+ * An immediate transfer as transfers_create_immediate_batch takes it, after the checks that need
+ * no lock, and the transfer it becomes once written at a given time.
+ */
+export async function prepareImmediateTransfer(input: CreateTransferInput): Promise<{ item: ImmediateItem; completed(at: Date): Transfer }> {
   const pool = getPool();
   // Reads outside any transaction: the ledger re-checks status and funds under its row locks.
   const parties = await resolveParties(input, pool);
@@ -309,15 +322,11 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
     event_data: transferEventData(completed(new Date())), // event data holds no times
     entry: payload,
   };
-  // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
-  // row, its events and the ledger posting still succeed or fail together, on their own.
-  const result = await immediateBatches().submit(item);
-  if (!result.ok) mapLedgerError(toLedgerError(result.error));
-  return completed(result.at);
+  return { item, completed };
 }
 
 /** One immediate transfer as transfers_create_immediate_batch takes it. */
-type ImmediateItem = Pick<
+export type ImmediateItem = Pick<
   Row,
   'id' | 'environment' | 'user_id' | 'from_account_id' | 'to_account_id' | 'asset_code' | 'amount' | 'fee_amount' | 'reference' | 'description' | 'metadata'
 > & {

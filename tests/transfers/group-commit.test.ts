@@ -1,5 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
+import { prepareImmediateTransfer, type ImmediateItem } from '../../domain/transfers';
 import { GroupCommit } from '../../domain/transfers/group-commit';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from './helpers';
@@ -126,5 +128,162 @@ describe('immediate transfers posted together', () => {
       [from, ok.map((d) => d.uuid)],
     );
     expect(orphans.rows).toEqual([]);
+  });
+});
+
+describe('a batch written set-wise', () => {
+  let t: TestApp;
+  let db: pg.Client;
+  beforeAll(async () => {
+    t = await createTestApp();
+    // Its own connection with function statistics on, so a test can see whether ledger__post ran
+    // (the one-by-one path) or not (the set-wise path).
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL, options: '-c track_functions=all' });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
+
+  type Result = { ok: boolean; code?: string; message?: string };
+  async function runBatch(items: ImmediateItem[]): Promise<{ results: Result[]; oneByOne: boolean }> {
+    // The backend's unflushed counts may include earlier transactions: compare before and after.
+    const calls = async () =>
+      (await db.query(`SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_xact_user_functions WHERE funcname = 'ledger__post'`)).rows[0].n as number;
+    await db.query('BEGIN');
+    const before = await calls();
+    const { rows } = await db.query('SELECT transfers_create_immediate_batch($1::jsonb) AS r', [JSON.stringify(items)]);
+    const after = await calls();
+    await db.query('COMMIT');
+    return { results: rows[0].r.results, oneByOne: after > before };
+  }
+  const prepare = (from: string, to: string, amount: string) =>
+    prepareImmediateTransfer({ userId: t.user.userId, environment: 'sandbox', fromAccountId: from, toAccountId: to, amount, assetCode: 'USD', reference: `${amount} ref` });
+
+  /** What one transfer wrote, with ids, times and the fee shard's running total taken out. */
+  async function written(item: ImmediateItem, names: Map<string, string>) {
+    const name = (s: string) =>
+      [...names].reduce((acc, [id, n]) => acc.split(id).join(n), s).replace(/\b[a-z]+_[0-9a-f]{32}\b/g, '<id>').replace(/"\d{4}-\d\d-\d\dT[^"]+"/g, '"<time>"');
+    const lines = await db.query(
+      `SELECT l.line_no, l.direction, l.amount::text, l.status, l.txn_type, l.account_id, l.ledger_account_id,
+              CASE WHEN l.account_id IS NULL THEN NULL ELSE l.balance_after::text END AS balance_after
+         FROM ledger_lines l WHERE l.entry_id = $1 ORDER BY l.line_no`,
+      [item.entry_id],
+    );
+    const entry = await db.query(
+      `SELECT type, status, two_phase, description, reference, metadata, user_id, reverses_entry_id, forced_overdraft, pending_expires_at
+         FROM journal_entries WHERE id = $1`,
+      [item.entry_id],
+    );
+    const transfer = await db.query(
+      `SELECT status, amount::text, fee_amount::text, reference, metadata, from_account_id, to_account_id FROM transfers WHERE id = $1`,
+      [item.id],
+    );
+    const events = await db.query(
+      `SELECT type, aggregate_type, aggregate_id, user_id, data FROM outbox_events
+        WHERE aggregate_id = $1 OR data->>'entry_id' = $2 OR aggregate_id IN (SELECT id FROM ledger_lines WHERE entry_id = $2)`,
+      [item.id, item.entry_id],
+    );
+    const feeAccounts = new Set(
+      (await db.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'fee_revenue'`)).rows.map((r) => r.id),
+    );
+    for (const l of lines.rows) if (feeAccounts.has(l.ledger_account_id)) l.ledger_account_id = 'fee shard';
+    return JSON.parse(
+      name(JSON.stringify({ lines: lines.rows, entry: entry.rows, transfer: transfer.rows, events: events.rows.map((e) => JSON.stringify(e)).map(name).sort() })),
+    );
+  }
+  async function ledgerAccount(accountId: string) {
+    return (await db.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = 'USD'`, [accountId])).rows[0].id;
+  }
+
+  it('writes what the same transfers write one by one, each seeing the balances left by those before it', async () => {
+    // Two copies of the same three accounts. b starts empty and pays out of what a sends it
+    // earlier in the same batch.
+    const open = async () => ({
+      a: await openFundedAccount(t, t.headers, '100.00'),
+      b: await openFundedAccount(t, t.headers, '0'),
+      c: await openFundedAccount(t, t.headers, '50.00'),
+    });
+    const x = await open();
+    const y = await open();
+    const plan = (s: { a: string; b: string; c: string }) =>
+      [
+        [s.a, s.b, '10.00'],
+        [s.b, s.c, '5.00'],
+        [s.c, s.a, '20.00'],
+        [s.a, s.c, '1.00'],
+        [s.b, s.a, '4.00'],
+      ] as const;
+    const xs = [];
+    for (const [f, to, amt] of plan(x)) xs.push((await prepare(f, to, amt)).item);
+    const ys = [];
+    for (const [f, to, amt] of plan(y)) ys.push((await prepare(f, to, amt)).item);
+    // One transfer that cannot be paid sends the second copy down the one-by-one path.
+    const empty = await openFundedAccount(t, t.headers, '0');
+    ys.push((await prepare(empty, y.a, '1.00')).item);
+
+    const setWise = await runBatch(xs);
+    expect(setWise).toEqual({ oneByOne: false, results: xs.map(() => ({ ok: true })) });
+    const oneByOne = await runBatch(ys);
+    expect(oneByOne.oneByOne).toBe(true);
+    expect(oneByOne.results.slice(0, 5)).toEqual(xs.map(() => ({ ok: true })));
+    expect(oneByOne.results[5]).toMatchObject({ ok: false, code: 'LGR01', message: expect.stringMatching(/^INSUFFICIENT_FUNDS/) });
+
+    const names = async (s: { a: string; b: string; c: string }) =>
+      new Map([
+        [await ledgerAccount(s.a), 'la(a)'],
+        [await ledgerAccount(s.b), 'la(b)'],
+        [await ledgerAccount(s.c), 'la(c)'],
+        [s.a, 'a'],
+        [s.b, 'b'],
+        [s.c, 'c'],
+      ]);
+    const xNames = await names(x);
+    const yNames = await names(y);
+    for (let i = 0; i < xs.length; i++) {
+      const mine = await written(xs[i], xNames);
+      // Two lines, and two more when the fee is not zero (0.1 % rounded to the cent).
+      expect(mine.lines.length).toBe(xs[i].fee_amount === '0.00' ? 2 : 4);
+      // transfer.created and .completed, created and completed per customer line, two balances
+      expect(mine.events.length).toBe(2 + 2 * (mine.lines.length - (mine.lines.length === 4 ? 1 : 0)) + 2);
+      expect(mine).toEqual(await written(ys[i], yNames));
+    }
+    for (const k of ['a', 'b', 'c'] as const) {
+      expect(await balance(t, t.headers, x[k])).toEqual(await balance(t, t.headers, y[k]));
+    }
+    expect((await balance(t, t.headers, x.b)).available_balance).toBe('0.99'); // 10 - 5.01 - 4.00 (fees: 0.1 %, rounded)
+
+    // The entry's idempotency hash is ledger__post's: posting the same entry again is a replay.
+    const replay = await db.query('SELECT ledger_post_entry($1::jsonb) AS e', [JSON.stringify(xs[1].entry)]);
+    expect(replay.rows[0].e.id).toBe(xs[1].entry_id);
+    const lines = await db.query(`SELECT count(*)::int AS n FROM ledger_lines WHERE entry_id = $1`, [xs[1].entry_id]);
+    expect(lines.rows[0].n).toBe(4);
+  });
+
+  it('refuses a transfer that only a later one of the batch would fund, and one from a frozen account', async () => {
+    const a = await openFundedAccount(t, t.headers, '100.00');
+    const b = await openFundedAccount(t, t.headers, '0');
+    const c = await openFundedAccount(t, t.headers, '10.00');
+    const early = await prepare(b, a, '5.00'); // b is empty until the next transfer
+    const funds = await prepare(a, b, '10.00');
+    const fromFrozen = await prepare(c, a, '1.00');
+    const toFrozen = await prepare(a, c, '1.00');
+    await db.query(`UPDATE ledger_accounts SET status = 'frozen' WHERE account_id = $1`, [c]);
+    const r = await runBatch([early.item, funds.item, fromFrozen.item, toFrozen.item]);
+    expect(r.oneByOne).toBe(true);
+    expect(r.results.map((x) => (x.ok ? 'ok' : x.message?.split(':')[0]))).toEqual(['INSUFFICIENT_FUNDS', 'ok', 'ACCOUNT_FROZEN', 'ok']);
+    await db.query(`UPDATE ledger_accounts SET status = 'active' WHERE account_id = $1`, [c]);
+    expect((await balance(t, t.headers, b)).available_balance).toBe('10.00');
+    expect((await balance(t, t.headers, c)).available_balance).toBe('11.00');
+    const rows = await db.query(`SELECT id FROM transfers WHERE id = ANY ($1::text[])`, [[early.item.id, fromFrozen.item.id]]);
+    expect(rows.rows).toEqual([]);
+
+    // A frozen account may still receive in a batch written set-wise.
+    await db.query(`UPDATE ledger_accounts SET status = 'frozen' WHERE account_id = $1`, [c]);
+    const ok = await runBatch([(await prepare(a, c, '2.00')).item, (await prepare(a, b, '1.00')).item]);
+    expect(ok).toEqual({ oneByOne: false, results: [{ ok: true }, { ok: true }] });
+    await db.query(`UPDATE ledger_accounts SET status = 'active' WHERE account_id = $1`, [c]);
+    expect((await balance(t, t.headers, c)).available_balance).toBe('13.00');
   });
 });
