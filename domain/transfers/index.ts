@@ -114,16 +114,54 @@ interface Parties {
 }
 
 /**
+ * What never changes about an account once read: its owner, its environment and the ledger
+ * account that holds an asset for it. Immediate transfers take these from memory; an account's
+ * status is not among them (the ledger checks freeze and close under its row locks).
+ */
+type AccountFacts = { userId: string; environment: Environment; ledgerAccountId: string };
+const accountFacts = new Map<string, AccountFacts>();
+const ACCOUNT_FACTS_MAX = 100_000;
+const factsKey = (accountId: string, assetCode: string) => `${process.env.DATABASE_URL ?? ''}|${accountId}|${assetCode}`;
+
+function rememberFacts(accountId: string, assetCode: string, facts: AccountFacts) {
+  if (accountFacts.size >= ACCOUNT_FACTS_MAX) accountFacts.delete(accountFacts.keys().next().value as string); // oldest first
+  accountFacts.set(factsKey(accountId, assetCode), facts);
+}
+
+/** The refusal for a source or destination that is frozen or closed (the same whoever finds it). */
+function statusRefusal(side: 'from' | 'to', status: string): TransferError | null {
+  if (side === 'from' && status === 'frozen') return new TransferError(422, 'ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
+  if (side === 'from' && status === 'closed') return new TransferError(422, 'ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
+  if (side === 'to' && status === 'closed') return new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
+  return null;
+}
+
+/**
  * The checks every transfer passes before money moves: the source is the caller's, the
  * destination exists in the same environment, asset and amount are valid. Balance, freeze and
  * close are enforced again by the ledger under its row locks, so a race cannot slip through.
+ * With `fromMemory`, accounts already seen skip the database read, and freeze and close are left
+ * to the ledger alone (the caller maps its refusal with ledgerRefusal).
  */
-async function resolveParties(input: CreateTransferInput, client: Queryable): Promise<Parties> {
+async function resolveParties(input: CreateTransferInput, client: Queryable, fromMemory = false): Promise<Parties> {
   const asset = await getAsset(input.assetCode);
   if (!asset) throw new TransferError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
   const amount = parseRequestAmount(input.amount, asset.precision);
   if (input.fromAccountId === input.toAccountId) {
     throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
+  }
+  if (fromMemory) {
+    const from = accountFacts.get(factsKey(input.fromAccountId, asset.code));
+    const to = accountFacts.get(factsKey(input.toAccountId, asset.code));
+    // Anything else (not yet seen, someone else's, another environment) takes the read below.
+    if (from && to && from.userId === input.userId && from.environment === input.environment && to.environment === input.environment) {
+      return {
+        from: { id: input.fromAccountId, environment: from.environment, ledgerAccountId: from.ledgerAccountId },
+        to: { id: input.toAccountId, environment: to.environment, ledgerAccountId: to.ledgerAccountId },
+        asset,
+        amount,
+      };
+    }
   }
   // Both accounts and, when they exist, their home-chain ('') ledger accounts for the asset: one round trip.
   const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null }>({
@@ -144,9 +182,9 @@ async function resolveParties(input: CreateTransferInput, client: Queryable): Pr
   if (toRow.environment !== input.environment) {
     throw new TransferError(422, 'ENVIRONMENT_MISMATCH', 'The destination account belongs to another environment', '/to_account');
   }
-  if (fromRow.status === 'frozen') throw new TransferError(422, 'ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
-  if (fromRow.status === 'closed') throw new TransferError(422, 'ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
-  if (toRow.status === 'closed') throw new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
+  for (const r of rows) if (r.la_id) rememberFacts(r.id, asset.code, { userId: r.user_id, environment: r.environment, ledgerAccountId: r.la_id });
+  const refused = statusRefusal('from', fromRow.status) ?? statusRefusal('to', toRow.status);
+  if (refused) throw refused;
   return {
     from: { id: fromRow.id, environment: fromRow.environment, ledgerAccountId: fromRow.la_id },
     to: { id: toRow.id, environment: toRow.environment, ledgerAccountId: toRow.la_id },
@@ -235,6 +273,19 @@ export async function emitTransferEvents(client: Queryable, t: Transfer, types: 
   );
 }
 
+/**
+ * A ledger refusal of a transfer's posting as the API reports it. Freeze and close come back as
+ * the same errors the pre-checks give, naming the side (the ledger says which ledger account).
+ */
+function ledgerRefusal(err: unknown, parties: Pick<Parties, 'from' | 'to'>): never {
+  if (err instanceof LedgerError && (err.code === 'ACCOUNT_FROZEN' || err.code === 'ACCOUNT_CLOSED')) {
+    const side = err.details.account_id === parties.to.ledgerAccountId ? 'to' : 'from';
+    const refused = statusRefusal(side, err.code === 'ACCOUNT_FROZEN' ? 'frozen' : 'closed');
+    if (refused) throw refused;
+  }
+  mapLedgerError(err);
+}
+
 function mapLedgerError(err: unknown): never {
   if (err instanceof LedgerError) {
     const status = err.code === 'IDEMPOTENCY_CONFLICT' ? 409 : 422;
@@ -248,11 +299,11 @@ function mapLedgerError(err: unknown): never {
  * in one database transaction. Insufficient funds, a frozen account and the like roll it all back.
  */
 export async function createImmediateTransfer(input: CreateTransferInput): Promise<Transfer> {
-  const { item, completed } = await prepareImmediateTransfer(input);
+  const { item, completed, refused } = await prepareImmediateTransfer(input);
   // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
   // row, its events and the ledger posting still succeed or fail together, on their own.
   const result = await immediateBatches().submit(item);
-  if (!result.ok) mapLedgerError(toLedgerError(result.error));
+  if (!result.ok) return refused(toLedgerError(result.error));
   return completed(result.at);
 }
 
@@ -260,10 +311,12 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
  * An immediate transfer as transfers_create_immediate_batch takes it, after the checks that need
  * no lock, and the transfer it becomes once written at a given time.
  */
-export async function prepareImmediateTransfer(input: CreateTransferInput): Promise<{ item: ImmediateItem; completed(at: Date): Transfer }> {
+export async function prepareImmediateTransfer(
+  input: CreateTransferInput,
+): Promise<{ item: ImmediateItem; completed(at: Date): Transfer; refused(err: unknown): never }> {
   const pool = getPool();
-  // Reads outside any transaction: the ledger re-checks status and funds under its row locks.
-  const parties = await resolveParties(input, pool);
+  // Reads outside any transaction (or none): the ledger checks status and funds under its row locks.
+  const parties = await resolveParties(input, pool, true);
   const id = newId('txfr');
   const entryId = newId('je');
   const fee = await transferFee(parties.asset.code, parties.amount, parties.asset.precision);
@@ -324,7 +377,7 @@ export async function prepareImmediateTransfer(input: CreateTransferInput): Prom
     event_data: transferEventData(completed(new Date())), // event data holds no times
     entry: payload,
   };
-  return { item, completed };
+  return { item, completed, refused: (err) => ledgerRefusal(err, parties) };
 }
 
 /** One immediate transfer as transfers_create_immediate_batch takes it. */

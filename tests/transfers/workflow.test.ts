@@ -164,6 +164,42 @@ describe('transfer workflow', () => {
 });
 
 describe('immediate transfers and reversals', () => {
+  it('a frozen source and a closed destination get the same refusal whether the accounts were seen before or not', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const other = await createTestUser();
+    const to = await openFundedAccount(t, other.headers, '0');
+    const op = (id: string, action: string) => t.app.inject({ method: 'POST', url: `/api/v2/accounts/${id}/${action}`, headers: admin.headers, payload: {} });
+    const send = () => transfer({ from_account: from, to_account: to, amount: '1.00', asset_code: 'USD', workflow_enabled: false });
+
+    // Never seen: the pre-check refuses. Seen (remembered once both hold the asset, that is after
+    // the first transfer between them): the ledger does.
+    await op(from, 'freeze');
+    const cold = await send();
+    await op(from, 'unfreeze');
+    expect((await send()).statusCode).toBe(201);
+    expect((await send()).statusCode).toBe(201);
+    await op(from, 'freeze');
+    const warm = await send();
+    await op(from, 'unfreeze');
+    expect(cold.statusCode).toBe(422);
+    expect(cold.json().errors[0]).toMatchObject({ code: 'ACCOUNT_FROZEN', detail: 'The source account is frozen' });
+    expect(warm.statusCode).toBe(422);
+    expect(warm.json().errors).toEqual(cold.json().errors);
+
+    // The destination empties itself and is closed.
+    const back = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${to}/withdraw`, headers: other.headers, payload: { amount: '2.00', asset_code: 'USD' } });
+    expect(back.statusCode).toBe(201);
+    expect((await op(to, 'close')).statusCode).toBe(200);
+    const closed = await send();
+    expect(closed.statusCode).toBe(422);
+    expect(closed.json().errors[0]).toMatchObject({ code: 'DESTINATION_CLOSED', detail: 'The destination account is closed' });
+    const fresh = await openFundedAccount(t, other.headers, '0');
+    expect((await op(fresh, 'close')).statusCode).toBe(200);
+    const coldClosed = await transfer({ from_account: from, to_account: fresh, amount: '1.00', asset_code: 'USD', workflow_enabled: false });
+    expect(coldClosed.json().errors).toEqual(closed.json().errors);
+    expect((await balance(t, t.headers, from)).available_balance).toBe('98.00');
+  });
+
   it('posts at once with the fee; the unversioned route takes a number and currency', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const other = await createTestUser();
