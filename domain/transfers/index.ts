@@ -308,8 +308,8 @@ export async function createImmediateTransfer(input: CreateTransferInput): Promi
 }
 
 /**
- * An immediate transfer as transfers_create_immediate_batch takes it, after the checks that need
- * no lock, and the transfer it becomes once written at a given time.
+ * An immediate transfer as transfers_create_immediate_batch_setwise takes it, after the checks
+ * that need no lock; the transfer it becomes once written at a given time; and its refusal.
  */
 export async function prepareImmediateTransfer(
   input: CreateTransferInput,
@@ -380,7 +380,7 @@ export async function prepareImmediateTransfer(
   return { item, completed, refused: (err) => ledgerRefusal(err, parties) };
 }
 
-/** One immediate transfer as transfers_create_immediate_batch takes it. */
+/** One immediate transfer as transfers_create_immediate_batch_setwise takes it. */
 export type ImmediateItem = Pick<
   Row,
   'id' | 'environment' | 'user_id' | 'from_account_id' | 'to_account_id' | 'asset_code' | 'amount' | 'fee_amount' | 'reference' | 'description' | 'metadata'
@@ -413,8 +413,8 @@ function immediateBatches(): GroupCommit<ImmediateItem, ImmediateResult> {
         async runBatch(items) {
           const { rows } = await getPool().query<{ r: { now: string; results: Array<{ ok: boolean; code?: string; message?: string; detail?: string | null; constraint?: string | null }> } }>({
             // Named: prepared once per connection.
-            name: 'transfers_create_immediate_batch',
-            text: 'SELECT transfers_create_immediate_batch($1::jsonb) AS r',
+            name: 'transfers_create_immediate_batch_setwise',
+            text: 'SELECT transfers_create_immediate_batch_setwise($1::jsonb) AS r',
             values: [JSON.stringify(items)],
           });
           const at = new Date(rows[0].r.now);

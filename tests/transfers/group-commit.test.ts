@@ -153,7 +153,7 @@ describe('a batch written set-wise', () => {
       (await db.query(`SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_xact_user_functions WHERE funcname = 'ledger__post'`)).rows[0].n as number;
     await db.query('BEGIN');
     const before = await calls();
-    const { rows } = await db.query('SELECT transfers_create_immediate_batch($1::jsonb) AS r', [JSON.stringify(items)]);
+    const { rows } = await db.query('SELECT transfers_create_immediate_batch_setwise($1::jsonb) AS r', [JSON.stringify(items)]);
     const after = await calls();
     await db.query('COMMIT');
     return { results: rows[0].r.results, oneByOne: after > before };

@@ -9,21 +9,15 @@
 -- applies, with each transfer seeing the totals left by the transfers before it (per account, in
 -- batch order). If any transfer might fail, or has anything the set-wise path does not handle
 -- (pending, an overdraft allowance, an amount in an unusual spelling), nothing has been written
--- yet and the batch takes the old path: each transfer in its own subtransaction through
--- ledger__post, which gives every refusal its exact error. The results, rows, balances, events
+-- yet and the batch takes the old path, transfers_create_immediate_batch: each transfer in its
+-- own subtransaction through ledger__post, which gives every refusal its exact error. The results, rows, balances, events
 -- and the entry's idempotency hash are the same either way (tests/transfers/group-commit.test.ts).
-CREATE OR REPLACE FUNCTION transfers_create_immediate_batch(p_items jsonb) RETURNS jsonb
+CREATE FUNCTION transfers_create_immediate_batch_setwise(p_items jsonb) RETURNS jsonb
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  it       jsonb;
   v_n      integer := jsonb_array_length(p_items);
   v_now    timestamptz;
   v_ok     boolean;
-  v_out    jsonb := '[]';
-  v_state  text;
-  v_msg    text;
-  v_detail text;
-  v_constr text;
   -- The batch's ledger accounts, locked, in id order.
   a_id     text[];
   a_env    text[];
@@ -203,26 +197,6 @@ BEGIN
       'results', (SELECT jsonb_agg('{"ok": true}'::jsonb) FROM generate_series(1, v_n)));
   END IF;
 
-  -- Some transfer may be refused: each in its own subtransaction, so a refusal rolls back only its
-  -- own rows and comes back in its slot.
-  FOR it IN SELECT value FROM jsonb_array_elements(p_items) LOOP
-    BEGIN
-      INSERT INTO transfers (id, environment, user_id, from_account_id, to_account_id, asset_code, amount, fee_amount, status,
-                             reference, description, metadata, entry_id, estimated_completion, created_at, updated_at, completed_at)
-      VALUES (it->>'id', it->>'environment', it->>'user_id', it->>'from_account_id', it->>'to_account_id', it->>'asset_code',
-              (it->>'amount')::numeric, (it->>'fee_amount')::numeric, 'completed', it->>'reference', it->>'description',
-              coalesce(it->'metadata', '{}'), it->>'entry_id', v_now, v_now, v_now, v_now);
-      INSERT INTO outbox_events (id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at)
-      SELECT e->>'id', e->>'type', it->>'environment', it->>'user_id', 'transfer', it->>'id', it->'event_data',
-             v_now + make_interval(secs => (n - 1) * 0.001)
-      FROM jsonb_array_elements(it->'events') WITH ORDINALITY x(e, n);
-      PERFORM ledger__post(it->'entry', NULL, false);
-      v_out := v_out || jsonb_build_array(jsonb_build_object('ok', true));
-    EXCEPTION WHEN SQLSTATE 'LGR01' OR check_violation THEN
-      GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_constr = CONSTRAINT_NAME;
-      v_out := v_out || jsonb_build_array(jsonb_build_object('ok', false, 'code', v_state, 'message', v_msg,
-                                                              'detail', nullif(v_detail, ''), 'constraint', nullif(v_constr, '')));
-    END;
-  END LOOP;
-  RETURN jsonb_build_object('now', v_now, 'results', v_out);
+  -- Some transfer may be refused: each on its own (the locks are held already).
+  RETURN transfers_create_immediate_batch(p_items);
 END $$;
