@@ -18,7 +18,7 @@ import { getPool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { findTemporalCli } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES, SA } from '../../domain/temporal/search-attributes';
-import { childPids, drive, installQuietTemporalRuntime, processCpuMs, report, withBenchDatabase } from './common';
+import { childPids, drive, installQuietTemporalRuntime, percentile, processCpuMs, report, withBenchDatabase } from './common';
 
 // 16 concurrent clients: the load the README's figures and the latency target are stated for.
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '16', 10);
@@ -153,7 +153,7 @@ export async function benchTransfers(): Promise<void> {
       const syncRun = await drive(CONCURRENCY, SECONDS, syncTransfer);
       const s1 = await cpuShares();
       const selfCpu = process.cpuUsage(s0.self);
-      report('HTTP sync transfer (POST /api/v2/transfers)', syncRun);
+      const syncRate = report('HTTP sync transfer (POST /api/v2/transfers)', syncRun);
       const per = (ms: number) => (ms / Math.max(1, syncRun.ops)).toFixed(2);
       console.log(
         `CPU per sync transfer: api ${per(s1.api - s0.api)} ms, postgres ${per(pgDelta(s0.postgres, s1.postgres))} ms, load generator (this process) ${per((selfCpu.user + selfCpu.system) / 1000)} ms`,
@@ -173,7 +173,11 @@ export async function benchTransfers(): Promise<void> {
         }
       };
       await drive(20, 1, bare);
-      report('bare single-row UPDATE transaction (pg)', await drive(20, SECONDS, bare));
+      const bareRate = report('bare single-row UPDATE transaction (pg)', await drive(20, SECONDS, bare));
+      const syncP99 = percentile([...syncRun.latenciesMs].sort((a, b) => a - b), 99);
+      console.log(
+        `sync transfers / bare UPDATE: ${(syncRate / bareRate).toFixed(2)}; target 1,000/s with p99 < 50 ms: ${syncRate >= 1000 && syncP99 < 50 ? 'met' : 'not met'}`,
+      );
 
       // Workflow path: start WORKFLOWS transfers, then measure until every one has finished.
       children.push(spawnTsx('worker/main.ts', env));
