@@ -140,14 +140,15 @@ export const ilpWorkflowId = (id: string) => `ilp-payment-${id}`;
 
 /**
  * Spends a quote: it must be the caller's (404), unexpired (422 QUOTE_EXPIRED) and unused
- * (409 QUOTE_ALREADY_USED); the account must be the caller's and hold the send currency.
+ * (422 QUOTE_ALREADY_USED, like bridge and swap quotes: 409 is kept for idempotency conflicts);
+ * the account must be the caller's and hold the send currency.
  */
 export async function createIlpPayment(input: { userId: string; environment: Environment; quoteId: string; accountId: string }): Promise<IlpPayment> {
   return withTransaction(async (c) => {
     const { rows: qr } = await c.query(`${QUOTE_SELECT} WHERE q.id = $1 FOR UPDATE OF q`, [input.quoteId]);
     const q = qr[0] ? toQuote(qr[0]) : null;
     if (!q || q.userId !== input.userId || q.environment !== input.environment) throw new DomainError(404, 'QUOTE_NOT_FOUND', `Quote ${input.quoteId} not found`, '/quote_id');
-    if (q.usedAt) throw new DomainError(409, 'QUOTE_ALREADY_USED', 'This quote has already been paid', '/quote_id');
+    if (q.usedAt) throw new DomainError(422, 'QUOTE_ALREADY_USED', 'This quote has already been paid', '/quote_id');
     const { rows: expired } = await c.query<{ expired: boolean }>('SELECT $1::timestamptz <= now() AS expired', [q.expiresAt]);
     if (expired[0].expired) throw new DomainError(422, 'QUOTE_EXPIRED', `The quote expired at ${q.expiresAt.toISOString()}; request a new one`, '/quote_id');
     const { rows: acct } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [input.accountId]);

@@ -83,7 +83,7 @@ describe('interledger', () => {
     expect((await getQuote('ilpq_nosuchquote')).statusCode).toBe(404);
 
     const again = await payQuote(q.id, acct);
-    expect(again.statusCode).toBe(409);
+    expect(again.statusCode).toBe(422);
     expect(again.json().errors[0].code).toBe('QUOTE_ALREADY_USED');
     const stranger = await createTestUser();
     expect((await payQuote(q.id, acct, stranger.headers)).statusCode).toBe(404);

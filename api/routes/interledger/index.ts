@@ -152,7 +152,7 @@ export default async function interledgerRoutes(app: FastifyInstance) {
         tags: [TAG],
         summary: 'Pay a quote over Interledger',
         description:
-          'Spends the quote once (a second use is 409 QUOTE_ALREADY_USED; an expired quote 422 QUOTE_EXPIRED). A workflow reserves the send amount on ' +
+          'Spends the quote once (a second use is 422 QUOTE_ALREADY_USED; an expired quote 422 QUOTE_EXPIRED). A workflow reserves the send amount on ' +
           'account_id, sends an ILP Prepare (SHA-256 condition) through the connector, posts on Fulfill and voids on Reject (ILP error code in the failure).',
         body: {
           type: 'object',
