@@ -18,23 +18,8 @@ DECLARE
   v_n      integer := jsonb_array_length(p_items);
   v_now    timestamptz;
   v_ok     boolean;
-  -- The batch's ledger accounts, locked, in id order.
-  a_id     text[];
-  a_env    text[];
-  a_asset  text[];
-  a_chain  text[];
-  a_kind   text[];
-  a_prec   integer[];
-  a_status text[];
-  a_normal text[];
-  a_nood   boolean[];
-  a_allow  numeric[];
-  a_dp     numeric[];
-  a_dpend  numeric[];
-  a_cp     numeric[];
-  a_cpend  numeric[];
-  a_caid   text[];
-  a_uid    text[];
+  -- The batch's ledger accounts as locked, in id order.
+  a        ledger_accounts[];
   -- Every line of every transfer, in batch then line order, as it will be written.
   l_item   integer[];
   l_no     integer[];
@@ -55,25 +40,21 @@ BEGIN
 
   -- Every ledger account of the batch, locked in id order (so batches and single postings cannot
   -- deadlock) and read in the same statement.
-  SELECT array_agg(id ORDER BY id), array_agg(environment ORDER BY id), array_agg(asset_code ORDER BY id),
-         array_agg(chain ORDER BY id), array_agg(kind ORDER BY id), array_agg(precision ORDER BY id),
-         array_agg(status ORDER BY id), array_agg(normal_balance ORDER BY id), array_agg(no_overdraft ORDER BY id),
-         array_agg(overdraft_allowance ORDER BY id), array_agg(debits_posted ORDER BY id), array_agg(debits_pending ORDER BY id),
-         array_agg(credits_posted ORDER BY id), array_agg(credits_pending ORDER BY id), array_agg(account_id ORDER BY id),
-         array_agg(user_id ORDER BY id)
-    INTO a_id, a_env, a_asset, a_chain, a_kind, a_prec, a_status, a_normal, a_nood, a_allow, a_dp, a_dpend, a_cp, a_cpend, a_caid, a_uid
-  FROM (SELECT la.*, a.precision FROM ledger_accounts la JOIN assets a ON a.code = la.asset_code
+  SELECT array_agg(s.la ORDER BY (s.la).id) INTO a
+  FROM (SELECT la FROM ledger_accounts la
          WHERE la.id = ANY (ARRAY(SELECT DISTINCT l->>'account_id'
                                   FROM jsonb_array_elements(p_items) i, jsonb_array_elements(i->'entry'->'lines') l))
-         ORDER BY la.id FOR UPDATE OF la) la;
+         ORDER BY la.id FOR UPDATE) s;
   -- Under the locks: lines of one account get times in the order they were applied.
   v_now := clock_timestamp()::timestamptz(3);
 
   -- The lines with everything the checks and the writes need; v_ok says whether every transfer
   -- passes ledger__post's rules in batch order.
   WITH acc AS (
-    SELECT * FROM unnest(a_id, a_env, a_asset, a_kind, a_prec, a_status, a_normal, a_nood, a_allow, a_dp, a_dpend, a_cp, a_cpend)
-      AS t(id, env, asset, kind, prec, status, normal, nood, allow, dp, dpend, cp, cpend)
+    SELECT la.id, la.environment AS env, la.asset_code AS asset, la.kind, p.precision AS prec, la.status,
+           la.normal_balance AS normal, la.no_overdraft AS nood, la.overdraft_allowance AS allow,
+           la.debits_posted AS dp, la.debits_pending AS dpend, la.credits_posted AS cp, la.credits_pending AS cpend
+    FROM unnest(a) la JOIN assets p ON p.code = la.asset_code
   ), ln AS (
     SELECT i.n AS item, l.n AS line_no, i.v->'entry' AS e, l.v AS l, l.v->>'direction' AS dir, l.v->>'amount' AS amt_txt
     FROM jsonb_array_elements(p_items) WITH ORDINALITY i(v, n),
@@ -153,44 +134,41 @@ BEGIN
     FROM (SELECT acc, coalesce(sum(amt) FILTER (WHERE dir = 'debit'), 0) AS dr, coalesce(sum(amt) FILTER (WHERE dir = 'credit'), 0) AS cr
           FROM unnest(l_acc, l_dir, l_amt) t(acc, dir, amt) GROUP BY acc) d
     -- id = ANY keeps the plan on the primary key whatever the planner guesses about d.
-    WHERE la.id = d.acc AND la.id = ANY (a_id);
+    WHERE la.id = d.acc AND la.id = ANY (l_acc);
 
-    -- seq is taken in this order: an account's lines in the order they were applied.
-    INSERT INTO ledger_lines (id, entry_id, line_no, environment, ledger_account_id, asset_code, direction, amount, status,
-                              balance_after, account_id, user_id, txn_type, created_at, completed_at)
-    SELECT t.id, t.entry, t.no, t.env, t.acc, a.asset, t.dir, t.amt, 'posted', t.bal, a.caid, a.uid, t.tt, v_now, v_now
-    FROM unnest(l_id, l_entry, l_no, l_env, l_acc, l_dir, l_amt, l_bal, l_tt) WITH ORDINALITY
-           t(id, entry, no, env, acc, dir, amt, bal, tt, n)
-    JOIN unnest(a_id, a_asset, a_caid, a_uid) a(id, asset, caid, uid) ON a.id = t.acc
-    ORDER BY t.n;
+    -- seq is taken in this order: an account's lines in the order they were applied. Each customer
+    -- line is a transaction with its created and completed events, as ledger__post writes them.
+    WITH t AS (
+      SELECT t.*, la.asset_code, la.account_id, la.user_id, p.precision
+      FROM unnest(l_id, l_entry, l_no, l_env, l_ref, l_acc, l_dir, l_amt, l_bal, l_tt) WITH ORDINALITY
+             t(id, entry, no, env, ref, acc, dir, amt, bal, tt, n)
+      JOIN unnest(a) la ON la.id = t.acc JOIN assets p ON p.code = la.asset_code
+    ), ins AS (
+      INSERT INTO ledger_lines (id, entry_id, line_no, environment, ledger_account_id, asset_code, direction, amount, status,
+                                balance_after, account_id, user_id, txn_type, created_at, completed_at)
+      SELECT t.id, t.entry, t.no, t.env, t.acc, t.asset_code, t.dir, t.amt, 'posted', t.bal, t.account_id, t.user_id, t.tt, v_now, v_now
+      FROM t ORDER BY t.n
+      RETURNING ledger_lines AS row
+    )
+    INSERT INTO outbox_events (id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at)
+    SELECT ledger__new_id('evt'), ev.type, t.env, t.user_id, 'transaction', t.id, ledger__txn_json(ins.row, t.ref, t.precision), v_now
+    FROM ins JOIN t ON t.id = (ins.row).id
+    CROSS JOIN (VALUES ('transaction.created'), ('transaction.completed')) ev(type)
+    WHERE t.account_id IS NOT NULL;
 
-    -- The events each transfer and posting writes on the old path, with the same contents.
+    -- Each transfer's events, and each customer account's balance once a transfer is applied.
     INSERT INTO outbox_events (id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at)
     SELECT ev->>'id', ev->>'type', v->>'environment', v->>'user_id', 'transfer', v->>'id', v->'event_data',
            v_now + make_interval(secs => (k - 1) * 0.001)
     FROM jsonb_array_elements(p_items) i(v), jsonb_array_elements(v->'events') WITH ORDINALITY x(ev, k)
     UNION ALL
-    SELECT ledger__new_id('evt'), ev.type, t.env, a.uid, 'transaction', t.id,
-           jsonb_build_object('id', t.id, 'account_id', a.caid, 'ledger_account_id', t.acc, 'entry_id', t.entry, 'type', t.tt,
-                              'amount', round(t.amt, a.prec)::text, 'asset_code', a.asset, 'status', 'completed',
-                              'reference', t.ref, 'created_at', v_now, 'completed_at', v_now,
-                              'balance_after', round(t.bal, a.prec)::text), v_now
-    FROM unnest(l_id, l_entry, l_env, l_ref, l_acc, l_amt, l_bal, l_tt) t(id, entry, env, ref, acc, amt, bal, tt)
-    JOIN unnest(a_id, a_asset, a_prec, a_caid, a_uid) a(id, asset, prec, caid, uid) ON a.id = t.acc
-    CROSS JOIN (VALUES ('transaction.created'), ('transaction.completed')) ev(type)
-    WHERE a.caid IS NOT NULL
-    UNION ALL
-    SELECT ledger__new_id('evt'), 'account.balance_updated', b.env, b.uid, 'account', b.caid,
-           jsonb_build_object('account_id', b.caid, 'ledger_account_id', b.acc, 'asset_code', b.asset, 'chain', b.chain,
-             'available_balance', round(CASE WHEN b.normal = 'credit' THEN b.cp - b.dp - b.dpend ELSE b.dp - b.cp - b.cpend END, b.prec)::text,
-             'reserved_balance', round(CASE WHEN b.normal = 'credit' THEN b.dpend ELSE b.cpend END, b.prec)::text,
-             'total_balance', round(CASE WHEN b.normal = 'credit' THEN b.cp - b.dp ELSE b.dp - b.cp END, b.prec)::text,
-             'entry_id', b.entry), v_now
-    FROM (SELECT DISTINCT ON (t.item, t.acc) t.item, t.acc, t.entry, t.env, t.dp, t.cp, a.*
+    SELECT ledger__new_id('evt'), 'account.balance_updated', b.env, (b.la).user_id, 'account', (b.la).account_id,
+           ledger__balance_json(b.la, b.precision) || jsonb_build_object('entry_id', b.entry), v_now
+    FROM (SELECT DISTINCT ON (t.item, t.acc) t.entry, t.env, p.precision,
+                 jsonb_populate_record(la, jsonb_build_object('debits_posted', t.dp, 'credits_posted', t.cp)) AS la
           FROM unnest(l_item, l_entry, l_env, l_acc, l_dp, l_cp) t(item, entry, env, acc, dp, cp)
-          JOIN unnest(a_id, a_asset, a_chain, a_kind, a_prec, a_normal, a_dpend, a_cpend, a_caid, a_uid)
-                 a(id, asset, chain, kind, prec, normal, dpend, cpend, caid, uid) ON a.id = t.acc
-          WHERE a.kind = 'customer'
+          JOIN unnest(a) la ON la.id = t.acc JOIN assets p ON p.code = la.asset_code
+          WHERE la.kind = 'customer'
           ORDER BY t.item, t.acc) b;
 
     RETURN jsonb_build_object('now', v_now,
