@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
+import type { LookupAddress } from 'node:dns';
 import { webhookConfig } from './config';
-import { bareHost, isForbiddenAddress, parseWebhookUrl, safeLookup } from './url-safety';
+import { type AddressPolicy, bareHost, parseWebhookUrl, pinnedLookup, resolveCheckedAddress } from './url-safety';
 
 export interface WebhookRequest {
   url: string;
@@ -32,9 +32,13 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * POST over node's http(s) with a hard timeout (connect to last byte), no redirects followed (a
- * 3xx is a failure), and the SSRF check at connect time (safeLookup; IP literals checked here).
+ * 3xx is a failure), and the SSRF check pinned to the connection: the host is resolved once, every
+ * answer is checked, and the socket connects to the checked address only (pinnedLookup), with
+ * Host and TLS SNI still the URL's name. `policy` is the seam for another resolver (tests).
  */
 export class HttpWebhookSender implements WebhookSender {
+  constructor(private readonly policy: AddressPolicy = {}) {}
+
   async send(req: WebhookRequest): Promise<WebhookResponse> {
     const started = process.hrtime.bigint();
     const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
@@ -45,11 +49,15 @@ export class HttpWebhookSender implements WebhookSender {
     } catch (e) {
       return fail((e as Error).message);
     }
-    const host = bareHost(url);
-    if (isIP(host) && isForbiddenAddress(host) && !webhookConfig().allowPrivateUrls) {
-      return fail(`refused: ${host} is a private, loopback or link-local address`);
-    }
     const timeoutMs = req.timeoutMs ?? webhookConfig().timeoutMs;
+    let pinned: LookupAddress;
+    try {
+      pinned = await withTimeout(resolveCheckedAddress(url, this.policy), timeoutMs, `timeout after ${timeoutMs} ms resolving ${bareHost(url)}`);
+    } catch (e) {
+      const message = (e as Error).message;
+      return fail(/does not resolve|timeout/.test(message) ? message : `refused: ${message}`);
+    }
+    const remainingMs = Math.max(1, timeoutMs - elapsed());
     const mod = url.protocol === 'https:' ? https : http;
     return new Promise<WebhookResponse>((resolve) => {
       let settled = false;
@@ -63,7 +71,7 @@ export class HttpWebhookSender implements WebhookSender {
         url,
         {
           method: 'POST',
-          lookup: safeLookup as never,
+          lookup: pinnedLookup(pinned) as never,
           agent: false,
           headers: {
             'content-type': 'application/json',
@@ -92,11 +100,19 @@ export class HttpWebhookSender implements WebhookSender {
       const timer = setTimeout(() => {
         request.destroy();
         finish(fail(`timeout after ${timeoutMs} ms`));
-      }, timeoutMs);
-      request.on('error', (err: NodeJS.ErrnoException) => finish(fail(err.code === 'EWEBHOOKADDR' ? err.message : `${err.code ?? 'ERROR'}: ${err.message}`)));
+      }, remainingMs);
+      request.on('error', (err: NodeJS.ErrnoException) => finish(fail(`${err.code ?? 'ERROR'}: ${err.message}`)));
       request.end(req.body);
     });
   }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
 const httpSender = new HttpWebhookSender();
