@@ -119,12 +119,14 @@ async function main() {
   app = await buildApp();
   await app.listen({ port: cfg.port, host: cfg.host });
   const base = `http://localhost:${cfg.port}`;
+  // While no operator exists: a one-time token that makes the first one (domain/auth/operators.ts).
+  const operatorNotice = await (await import('../domain/auth/operators')).bootstrapNotice(base);
   console.log(`
 Platform is up.
   API               ${base}/api   (published base ${base}/api/v2)
   API docs          ${base}/api/documentation   (OpenAPI JSON: ${base}/api/openapi.json)
   Health            ${base}/api/health  ·  readiness ${base}/api/ready${temporalUi ? `\n  Temporal UI       ${temporalUi}` : ''}
-Press Ctrl-C to stop.`);
+Press Ctrl-C to stop.${operatorNotice}`);
 }
 
 main().catch(async (err) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import accountRoutes from './accounts';
 import apiKeyRoutes from './api-keys';
 import authRoutes from './auth';
+import operatorRoutes from './operators';
 import iso20022Routes from './iso20022';
 import ledgerRoutes from './ledger';
 import systemRoutes from './system';
@@ -21,6 +22,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(systemRoutes);
   await app.register(authRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(operatorRoutes);
   await app.register(accountRoutes);
   await app.register(transferRoutes);
   await app.register(transactionRoutes);

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
+import { withTransaction, type Queryable } from '../db/pool';
 import { getPrisma } from '../db/prisma';
+import { loadConfig } from '../platform/config';
+import { DomainError } from '../platform/errors';
 import { newId, randomToken } from '../platform/ids';
 import type { Environment } from '../platform/environment';
 import type { Permission, Principal } from './principal';
@@ -71,24 +74,44 @@ export interface ApiKeyRecord {
   createdAt: Date;
 }
 
-export async function createApiKey(input: CreateKeyInput): Promise<{ record: ApiKeyRecord; value: string }> {
+export async function createApiKey(input: CreateKeyInput, tx?: Queryable): Promise<{ record: ApiKeyRecord; value: string }> {
   const value = keyPrefixFor(input.format ?? 'sk', input.environment) + randomToken(32);
-  const record = await getPrisma().apiKey.create({
-    data: {
-      id: newId('key'),
-      userId: input.userId,
-      name: input.name,
-      keyPrefix: value.slice(0, value.indexOf('_', 3) + 5),
-      keyHash: hashApiKey(value),
-      environment: input.environment,
-      permissions: input.permissions,
-      ipAllowlist: input.ipAllowlist ?? [],
-      expiresAt: input.expiresAt ?? null,
-      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
-      rotatedFromId: input.rotatedFromId ?? null,
-    },
-  });
-  return { record, value };
+  const data = {
+    id: newId('key'),
+    userId: input.userId,
+    name: input.name,
+    keyPrefix: value.slice(0, value.indexOf('_', 3) + 5),
+    keyHash: hashApiKey(value),
+    environment: input.environment,
+    permissions: input.permissions,
+    ipAllowlist: input.ipAllowlist ?? [],
+    expiresAt: input.expiresAt ?? null,
+    rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+    rotatedFromId: input.rotatedFromId ?? null,
+  };
+  if (!tx) return { record: await getPrisma().apiKey.create({ data }), value };
+  await tx.query(
+    `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, environment, permissions, ip_allowlist, expires_at, rate_limit_per_minute, rotated_from_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [data.id, data.userId, data.name, data.keyPrefix, data.keyHash, data.environment, data.permissions, data.ipAllowlist, data.expiresAt, data.rateLimitPerMinute, data.rotatedFromId],
+  );
+  return { record: (await getKeyRow(tx, data.id))!, value };
+}
+
+interface KeyRow extends ApiKeyRecord {
+  ipAllowlist: string[];
+  rateLimitPerMinute: number | null;
+}
+
+async function getKeyRow(tx: Queryable, id: string): Promise<KeyRow | null> {
+  const { rows } = await tx.query(
+    `SELECT id, name, key_prefix AS "keyPrefix", environment, permissions, ip_allowlist AS "ipAllowlist",
+            expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt",
+            rotated_from_id AS "rotatedFromId", rate_limit_per_minute AS "rateLimitPerMinute", created_at AS "createdAt"
+       FROM api_keys WHERE id = $1`,
+    [id],
+  );
+  return (rows[0] as KeyRow | undefined) ?? null;
 }
 
 // Short-lived cache of key lookups: the hot path (every API call) should not cost a query each.
@@ -147,16 +170,101 @@ export async function authenticateApiKey(value: string, ip: string): Promise<Key
   return { ok: true, principal: entry.principal! };
 }
 
-export async function listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
-  return getPrisma().apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
+// ---- Key management: which keys a caller may see and manage, and what it may grant.
+
+/**
+ * What a caller may do with API keys. An API key manages only keys of its own environment and
+ * never grants more than it holds; a login session (password) is the account owner and manages
+ * the keys of both environments with every permission.
+ */
+export interface KeyScope {
+  userId: string;
+  environments: Environment[];
+  permissions: Permission[];
+  kind: Principal['kind'];
 }
 
-export async function findApiKey(userId: string, id: string): Promise<ApiKeyRecord | null> {
-  return getPrisma().apiKey.findFirst({ where: { id, userId } });
+export function keyScopeOf(p: Principal): KeyScope {
+  if (p.kind === 'session') {
+    return { userId: p.userId, environments: ['sandbox', 'production'], permissions: ['read', 'write', 'delete'], kind: p.kind };
+  }
+  return { userId: p.userId, environments: [p.environment], permissions: p.permissions, kind: p.kind };
 }
 
-export async function revokeApiKey(userId: string, id: string): Promise<ApiKeyRecord | null> {
-  const key = await getPrisma().apiKey.findFirst({ where: { id, userId } });
+const inScope = (scope: KeyScope) => ({ userId: scope.userId, environment: { in: scope.environments } });
+
+function assertGrantable(scope: KeyScope, environment: Environment, permissions: string[]): void {
+  if (!scope.environments.includes(environment)) {
+    throw new DomainError(403, 'ENVIRONMENT_MISMATCH', `A ${scope.environments.join('/')} key cannot manage ${environment} keys`, '/environment');
+  }
+  const extra = permissions.filter((x) => !scope.permissions.includes(x as Permission));
+  if (extra.length) {
+    throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `Cannot grant permissions this key lacks: ${extra.join(', ')}`, '/permissions');
+  }
+}
+
+/**
+ * Active keys (neither revoked nor expired) count against API_KEYS_MAX_PER_USER, keys in a
+ * rotation grace period included: each is a live credential with its own rate allowance.
+ * Runs under a lock on the user row, so concurrent creations cannot overshoot the cap.
+ */
+async function assertRoomForKey(tx: Queryable, userId: string): Promise<void> {
+  const max = loadConfig().apiKeysMaxPerUser;
+  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM api_keys
+      WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    [userId],
+  );
+  if (rows[0].n >= max) {
+    throw new DomainError(
+      422,
+      'API_KEY_LIMIT_REACHED',
+      `A user may hold at most ${max} active API keys; revoke one first (rotation without a grace period is always possible)`,
+    );
+  }
+}
+
+export interface IssueKeyInput {
+  name: string;
+  environment?: Environment;
+  permissions?: Permission[];
+  ipAllowlist?: string[];
+  expiresAt?: Date | null;
+  format?: KeyFormat;
+}
+
+/** Creates a key for the caller: within its scope, with valid settings, under the per-user cap. */
+export async function issueApiKey(scope: KeyScope, defaultEnvironment: Environment, input: IssueKeyInput) {
+  const environment = input.environment ?? defaultEnvironment;
+  const permissions = input.permissions ?? ['read', 'write'];
+  assertGrantable(scope, environment, permissions);
+  (input.ipAllowlist ?? []).forEach((entry, i) => {
+    if (!parseCidr(entry)) throw new DomainError(422, 'VALIDATION_ERROR', `"${entry}" is not an IP address or CIDR range`, `/ip_allowlist/${i}`);
+  });
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    throw new DomainError(422, 'VALIDATION_ERROR', 'expires_at must be in the future', '/expires_at');
+  }
+  return withTransaction(async (tx) => {
+    await assertRoomForKey(tx, scope.userId);
+    return createApiKey(
+      { userId: scope.userId, name: input.name, environment, permissions, ipAllowlist: input.ipAllowlist, expiresAt: input.expiresAt, format: input.format },
+      tx,
+    );
+  });
+}
+
+export async function listApiKeys(scope: KeyScope): Promise<ApiKeyRecord[]> {
+  return getPrisma().apiKey.findMany({ where: inScope(scope), orderBy: { createdAt: 'desc' } });
+}
+
+/** A key of another user or of an environment outside the caller's scope is null (a 404). */
+export async function findApiKey(scope: KeyScope, id: string): Promise<ApiKeyRecord | null> {
+  return getPrisma().apiKey.findFirst({ where: { id, ...inScope(scope) } });
+}
+
+export async function revokeApiKey(scope: KeyScope, id: string): Promise<ApiKeyRecord | null> {
+  const key = await findApiKey(scope, id);
   if (!key) return null;
   const updated = key.revokedAt
     ? key
@@ -165,33 +273,47 @@ export async function revokeApiKey(userId: string, id: string): Promise<ApiKeyRe
   return updated;
 }
 
-/** Rotation issues a new key with the same settings; the old one keeps working for `graceSeconds`. */
+/**
+ * Rotation issues a new key with the same settings; the old one keeps working for `graceSeconds`
+ * (then it counts against the cap until it expires) or is revoked at once (grace 0, always allowed).
+ */
 export async function rotateApiKey(
-  userId: string,
+  scope: KeyScope,
   id: string,
   graceSeconds: number,
 ): Promise<{ record: ApiKeyRecord; value: string; previous: ApiKeyRecord } | null> {
-  const old = await getPrisma().apiKey.findFirst({ where: { id, userId, revokedAt: null } });
-  if (!old) return null;
-  const created = await createApiKey({
-    userId,
-    name: old.name,
-    environment: old.environment as Environment,
-    permissions: old.permissions as Permission[],
-    ipAllowlist: old.ipAllowlist,
-    expiresAt: old.expiresAt,
-    format: old.keyPrefix.startsWith('fak_') ? 'fak' : 'sk',
-    rateLimitPerMinute: old.rateLimitPerMinute,
-    rotatedFromId: old.id,
-  });
-  const graceEnd = new Date(Date.now() + graceSeconds * 1000);
-  const previous = await getPrisma().apiKey.update({
-    where: { id },
-    data:
-      graceSeconds > 0
-        ? { expiresAt: old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd }
-        : { revokedAt: new Date() },
+  const result = await withTransaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM api_keys WHERE id = $1 AND user_id = $2 AND environment = ANY($3) AND revoked_at IS NULL FOR UPDATE`,
+      [id, scope.userId, scope.environments],
+    );
+    if (!rows.length) return null;
+    const old = (await getKeyRow(tx, id))!;
+    assertGrantable(scope, old.environment as Environment, old.permissions);
+    if (graceSeconds > 0) await assertRoomForKey(tx, scope.userId);
+    const created = await createApiKey(
+      {
+        userId: scope.userId,
+        name: old.name,
+        environment: old.environment as Environment,
+        permissions: old.permissions as Permission[],
+        ipAllowlist: old.ipAllowlist,
+        expiresAt: old.expiresAt,
+        format: old.keyPrefix.startsWith('fak_') ? 'fak' : 'sk',
+        rateLimitPerMinute: old.rateLimitPerMinute,
+        rotatedFromId: old.id,
+      },
+      tx,
+    );
+    const graceEnd = new Date(Date.now() + graceSeconds * 1000);
+    if (graceSeconds > 0) {
+      const end = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
+      await tx.query('UPDATE api_keys SET expires_at = $2 WHERE id = $1', [id, end]);
+    } else {
+      await tx.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [id]);
+    }
+    return { ...created, previous: (await getKeyRow(tx, id))! };
   });
   cache.clear();
-  return { ...created, previous };
+  return result;
 }

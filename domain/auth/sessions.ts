@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { withTransaction } from '../db/pool';
 import { getPrisma } from '../db/prisma';
 import { loadConfig } from '../platform/config';
 import { newId, randomToken } from '../platform/ids';
@@ -79,21 +80,39 @@ export async function startSession(userId: string, environment: Environment): Pr
 }
 
 /**
- * Exchanges a refresh token for new tokens and rotates it. Presenting an already-rotated
- * refresh token means it leaked: the whole session is revoked.
+ * Exchanges a refresh token for new tokens and rotates it. The session is the token family: every
+ * refresh token it rotated away is remembered (user_session_rotated_tokens), and presenting one
+ * again (a replay, or the loser of two concurrent refreshes) means it leaked: the whole session
+ * is revoked, so its access tokens and its current refresh token stop at once.
  */
 export async function refreshSession(refreshToken: string): Promise<IssuedTokens | null> {
   const cfg = loadConfig();
   const prisma = getPrisma();
-  const session = await prisma.userSession.findUnique({ where: { refreshTokenHash: hashToken(refreshToken) } });
-  if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now()) return null;
+  const hash = hashToken(refreshToken);
+  const session = await prisma.userSession.findUnique({ where: { refreshTokenHash: hash } });
+  if (!session) {
+    const reused = await prisma.userSessionRotatedToken.findUnique({ where: { tokenHash: hash } });
+    if (reused) await revokeSession(reused.sessionId);
+    return null;
+  }
+  if (session.revokedAt || session.expiresAt.getTime() <= Date.now()) return null;
   const next = `rt_${randomToken(32)}`;
-  // Compare-and-swap on the old hash: two concurrent refreshes cannot both succeed.
-  const swapped = await prisma.userSession.updateMany({
-    where: { id: session.id, refreshTokenHash: session.refreshTokenHash, revokedAt: null },
-    data: { refreshTokenHash: hashToken(next), refreshedAt: new Date() },
+  // Compare-and-swap on the old hash: two concurrent refreshes cannot both succeed, and the
+  // loser presented a token that is now rotated away, which is reuse.
+  const swapped = await withTransaction(async (tx) => {
+    const r = await tx.query(
+      `UPDATE user_sessions SET refresh_token_hash = $3, refreshed_at = now()
+        WHERE id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL`,
+      [session.id, hash, hashToken(next)],
+    );
+    if (r.rowCount !== 1) return false;
+    await tx.query('INSERT INTO user_session_rotated_tokens (token_hash, session_id) VALUES ($1, $2)', [hash, session.id]);
+    return true;
   });
-  if (swapped.count !== 1) return null;
+  if (!swapped) {
+    await revokeSession(session.id);
+    return null;
+  }
   return {
     access_token: await signAccess(session.userId, session.id, session.environment as Environment),
     token_type: 'Bearer',

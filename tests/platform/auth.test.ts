@@ -40,16 +40,19 @@ describe('users and login', () => {
     const refreshed = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: tokens.refresh_token } });
     expect(refreshed.statusCode).toBe(200);
     expect(refreshed.json().refresh_token).not.toBe(tokens.refresh_token);
-    // The old refresh token was rotated away.
-    const reused = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: tokens.refresh_token } });
-    expect(reused.statusCode).toBe(401);
-
     const newAccess = refreshed.json().access_token;
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/user', headers: { authorization: `Bearer ${newAccess}` } })).statusCode).toBe(200);
+    const newRefresh = refreshed.json().refresh_token;
     const logout = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${newAccess}` } });
     expect(logout.statusCode).toBe(204);
     const after = await t.app.inject({ method: 'GET', url: '/api/auth/user', headers: { authorization: `Bearer ${newAccess}` } });
     expect(after.statusCode).toBe(401);
     expect(after.json().errors[0].code).toBe('CREDENTIALS_REVOKED');
+    // Logout ends the refresh token too, and the old one was rotated away.
+    for (const refresh_token of [newRefresh, tokens.refresh_token]) {
+      expect((await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token } })).statusCode).toBe(401);
+    }
+    // Reusing a rotated refresh token ends the whole session: see tests/platform/access.test.ts.
   });
 
   it('refuses short passwords, mismatched confirmation and duplicate emails with 422', async () => {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  createApiKey,
   findApiKey,
+  issueApiKey,
+  keyScopeOf,
   listApiKeys,
-  parseCidr,
   revokeApiKey,
   rotateApiKey,
   type ApiKeyRecord,
@@ -11,7 +11,7 @@ import {
 } from '../../../domain/auth/api-keys';
 import { PERMISSIONS, type Permission } from '../../../domain/auth/principal';
 import { ENVIRONMENTS, type Environment } from '../../../domain/platform/environment';
-import { ApiError, notFound } from '../../errors';
+import { notFound } from '../../errors';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
 import { principalOf } from '../../types';
@@ -73,7 +73,8 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
         summary: 'Create an API key (the value is shown once)',
         description:
           'format "sk" (default) gives sk_sandbox_ or sk_live_ by environment; "fak" gives a generic fak_ key bound to the chosen environment. ' +
-          'An API key can only create keys with a subset of its own permissions in its own environment.',
+          'An API key manages (lists, reads, creates, rotates, revokes) only keys of its own environment and grants at most its own permissions; ' +
+          'a login session (the account owner) manages the keys of both environments. Active keys per user are capped (API_KEYS_MAX_PER_USER): 422 API_KEY_LIMIT_REACHED.',
         body: {
           type: 'object',
           required: ['name'],
@@ -93,39 +94,12 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const p = principalOf(request);
       const b = request.body;
-      const environment = b.environment ?? p.environment;
-      const permissions = b.permissions ?? ['read', 'write'];
-      if (p.kind === 'api_key') {
-        if (environment !== p.environment) {
-          throw new ApiError(403, 'ENVIRONMENT_MISMATCH', `A ${p.environment} key cannot create ${environment} keys`, {
-            source: { pointer: '/environment' },
-          });
-        }
-        const extra = permissions.filter((x) => !p.permissions.includes(x));
-        if (extra.length) {
-          throw new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `Cannot grant permissions this key lacks: ${extra.join(', ')}`, {
-            source: { pointer: '/permissions' },
-          });
-        }
-      }
-      (b.ip_allowlist ?? []).forEach((entry, i) => {
-        if (!parseCidr(entry)) {
-          throw new ApiError(422, 'VALIDATION_ERROR', `"${entry}" is not an IP address or CIDR range`, {
-            source: { pointer: `/ip_allowlist/${i}` },
-          });
-        }
-      });
-      const expiresAt = b.expires_at ? new Date(b.expires_at) : null;
-      if (expiresAt && expiresAt.getTime() <= Date.now()) {
-        throw new ApiError(422, 'VALIDATION_ERROR', 'expires_at must be in the future', { source: { pointer: '/expires_at' } });
-      }
-      const { record, value } = await createApiKey({
-        userId: p.userId,
+      const { record, value } = await issueApiKey(keyScopeOf(p), p.environment, {
         name: b.name,
-        environment,
-        permissions,
+        environment: b.environment,
+        permissions: b.permissions,
         ipAllowlist: b.ip_allowlist,
-        expiresAt,
+        expiresAt: b.expires_at ? new Date(b.expires_at) : null,
         format: b.format,
       });
       return reply.code(201).send({ data: present(record, value) });
@@ -143,7 +117,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const keys = await listApiKeys(principalOf(request).userId);
+      const keys = await listApiKeys(keyScopeOf(principalOf(request)));
       const pp = pageParams(request.query);
       return paginate(request, keys.slice(pp.offset, pp.offset + pp.perPage).map((k) => present(k)), keys.length, pp);
     },
@@ -155,7 +129,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
     '/api/v2/api-keys/:id',
     { schema: { tags: ['API keys'], summary: 'One API key', params: idParams, response: { 200: envelope(keySchema), ...errorResponses } } },
     async (request) => {
-      const key = await findApiKey(principalOf(request).userId, request.params.id);
+      const key = await findApiKey(keyScopeOf(principalOf(request)), request.params.id);
       if (!key) throw notFound('API key');
       return { data: present(key) };
     },
@@ -165,7 +139,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
     '/api/v2/api-keys/:id',
     { schema: { tags: ['API keys'], summary: 'Revoke an API key (takes effect at once)', params: idParams, response: { 200: envelope(keySchema), ...errorResponses } } },
     async (request) => {
-      const key = await revokeApiKey(principalOf(request).userId, request.params.id);
+      const key = await revokeApiKey(keyScopeOf(principalOf(request)), request.params.id);
       if (!key) throw notFound('API key');
       return { data: present(key) };
     },
@@ -187,8 +161,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      const rotated = await rotateApiKey(p.userId, request.params.id, request.body?.grace_period_seconds ?? 0);
+      const rotated = await rotateApiKey(keyScopeOf(principalOf(request)), request.params.id, request.body?.grace_period_seconds ?? 0);
       if (!rotated) throw notFound('API key');
       return reply.code(201).send({ data: { key: present(rotated.record, rotated.value), previous: present(rotated.previous) } });
     },
