@@ -65,6 +65,8 @@ export function loadConfig() {
     // Production chain adapter (domain/chains/production.ts): "ethereum=https://...,polygon=https://..."
     chainRpcUrls: process.env.CHAIN_RPC_URLS ?? '',
     chainSignerPrivateKey: process.env.CHAIN_SIGNER_PRIVATE_KEY ?? '',
+    // How long after an internal transfer was posted its recipient may still return it (POST /api/transactions/reverse); operators have no window.
+    reversalWindowDays: int('REVERSAL_WINDOW_DAYS', 90),
   };
 }
 

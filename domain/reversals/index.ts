@@ -2,14 +2,22 @@ import type { Principal } from '../auth/principal';
 import { getPool, withTransaction } from '../db/pool';
 import { LedgerError, getEntry, reverseEntry, type Entry } from '../ledger';
 import { getTransaction } from '../ledger/transactions';
+import { loadConfig } from '../platform/config';
 import { DomainError } from '../platform/errors';
 import { emitTransferEvents, updateTransfer, type Transfer } from '../transfers';
+import { classifyEntry, isReversible, notReversibleReason, type ReversibleKind } from './kinds';
 
 /**
- * Reverses the entry behind a transaction with a new, linked reversing entry. A customer may
- * reverse only what takes money back from their own accounts (e.g. returning an incoming
- * transfer); operators may reverse anything and may force a reversal whose funds were already
- * spent, which records the account going negative. A transaction is reversed at most once.
+ * Reverses the entry behind a transaction with a new, linked reversing entry (docs/ledger.md,
+ * "Reversals"). Only movements that stayed inside the platform's ledger can be reversed: internal
+ * transfers and operators' manual entries (domain/reversals/kinds.ts decides what an entry is).
+ * Everything that entered or left the platform (deposits, withdrawals, rails, Interledger, swaps,
+ * bridges, flash loans) is 422 NOT_REVERSIBLE for everyone: its own return or refund process undoes it.
+ * A customer may return an internal transfer only when the money comes back out of their own
+ * accounts (they received it, or both sides are theirs), within REVERSAL_WINDOW_DAYS of its
+ * posting; manual entries are reversed by operators only. Operators may reverse any internal
+ * transfer at any time and may force a reversal whose funds were already spent, which records the
+ * account going negative. A transaction is reversed at most once.
  */
 export async function reverseTransaction(
   p: Principal,
@@ -21,17 +29,11 @@ export async function reverseTransaction(
   const original = await getEntry(txn.entryId);
   if (!original) throw new DomainError(404, 'NOT_FOUND', 'Transaction not found', '/transaction_id');
   if (original.reversesEntryId) throw new DomainError(422, 'CANNOT_REVERSE_REVERSAL', 'A reversal cannot itself be reversed', '/transaction_id');
+  const kind = await classifyEntry(original);
+  if (!isReversible(kind)) throw new DomainError(422, 'NOT_REVERSIBLE', notReversibleReason(kind), '/transaction_id');
   if (original.reversedByEntryId) throw new DomainError(422, 'ALREADY_REVERSED', 'This transaction has already been reversed', '/transaction_id');
   if (original.status !== 'posted') throw new DomainError(422, 'NOT_POSTED', `Only completed transactions can be reversed (this one is ${txn.status})`, '/transaction_id');
-  if (!p.isAdmin) {
-    const { rows } = await getPool().query<{ id: string }>(
-      'SELECT id FROM accounts WHERE id = ANY($1::text[]) AND user_id <> $2',
-      [original.lines.filter((l) => l.direction === 'credit' && l.customerAccountId).map((l) => l.customerAccountId), p.userId],
-    );
-    if (rows.length > 0) {
-      throw new DomainError(403, 'REVERSAL_NOT_PERMITTED', 'Reversing this transaction would take money from another customer; ask an operator', '/transaction_id');
-    }
-  }
+  if (!p.isAdmin) await checkCustomerReversal(p, original, kind);
   return withTransaction(async (c) => {
     const reversal = await reverseEntry(
       original.id,
@@ -49,4 +51,32 @@ export async function reverseTransaction(
     }
     return { reversal, original, transfer };
   });
+}
+
+/**
+ * A customer returns an internal transfer only when the money comes back out of their own
+ * accounts (every account the entry credited is theirs) and within the window since it was
+ * posted; everything else is for an operator.
+ */
+async function checkCustomerReversal(p: Principal, original: Entry, kind: ReversibleKind): Promise<void> {
+  if (kind.kind !== 'internal_transfer') {
+    throw new DomainError(403, 'REVERSAL_NOT_PERMITTED', 'Manual ledger entries are corrected by platform operators; ask an operator', '/transaction_id');
+  }
+  const { rows } = await getPool().query<{ id: string }>(
+    'SELECT id FROM accounts WHERE id = ANY($1::text[]) AND user_id <> $2',
+    [original.lines.filter((l) => l.direction === 'credit' && l.customerAccountId).map((l) => l.customerAccountId), p.userId],
+  );
+  if (rows.length > 0) {
+    throw new DomainError(403, 'REVERSAL_NOT_PERMITTED', 'Reversing this transaction would take money from another customer; ask an operator', '/transaction_id');
+  }
+  const days = loadConfig().reversalWindowDays;
+  const postedAt = original.postedAt ?? original.createdAt;
+  if (Date.now() - postedAt.getTime() >= days * 86_400_000) {
+    throw new DomainError(
+      422,
+      'REVERSAL_WINDOW_EXPIRED',
+      `An internal transfer can be returned within ${days} days of its posting (this one was posted ${postedAt.toISOString()}); ask an operator`,
+      '/transaction_id',
+    );
+  }
 }
