@@ -79,7 +79,7 @@ export default async function authRoutes(app: FastifyInstance) {
         tags: ['Authentication'],
         summary: 'Log in and receive an access token (JWT) and a refresh token',
         description:
-          'The access token acts in the chosen environment (default sandbox). After repeated failed attempts the email is locked for a while (429).',
+          'The access token acts in the chosen environment (default sandbox). Repeated failures for an email from one source address, or many failures from one address across emails, are throttled with growing back-off (429 TOO_MANY_LOGIN_ATTEMPTS with Retry-After); failures elsewhere never lock a user out (docs/security.md).',
         security: [],
         body: {
           type: 'object',
@@ -117,6 +117,7 @@ export default async function authRoutes(app: FastifyInstance) {
       schema: {
         tags: ['Authentication'],
         summary: 'Exchange a refresh token for new tokens (the refresh token rotates)',
+        description: 'Presenting a refresh token that was already rotated away revokes the whole session (its access and refresh tokens).',
         security: [],
         body: {
           type: 'object',
