@@ -1,7 +1,8 @@
 /**
- * ACH files: the day's outgoing file from submitted ACH payments (or from entries given by the
- * caller), and ingestion of return files. Return entries compensate their payments.
+ * ACH files: the day's outgoing file from submitted ACH payments (or from entries given by an
+ * operator), and ingestion of return files. Return entries compensate their payments.
  */
+import type { Principal } from '../auth/principal';
 import { withTransaction, getPool, type Queryable } from '../db/pool';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
@@ -12,9 +13,10 @@ import { RETURN_REASONS } from '../rails/adapters/sandbox';
 import { buildNachaFile, parseNachaFile, type NachaBatchInput, type NachaEntryInput, type NachaSummary, type SecCode } from './nacha';
 
 export interface AchFile {
-  id: string;
+  id: string | null;
   environment: Environment;
-  status: 'built' | 'transmitted';
+  /** preview: a customer's read-only view of their queued payments as a file (not stored, id null). */
+  status: 'preview' | 'built' | 'transmitted';
   fileIdModifier: string;
   content: string;
   summary: NachaSummary;
@@ -59,6 +61,102 @@ async function nextModifier(c: Queryable, environment: Environment, now: Date): 
   return 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'[parseInt(rows[0].n, 10) % 36];
 }
 
+export interface AchFileRequest {
+  entries?: RequestEntry[];
+  companyName?: string;
+  companyId?: string;
+  transmit?: boolean;
+}
+
+/**
+ * POST /ach/files. Building a file from arbitrary entries, and transmitting any file, are operator
+ * actions: nothing is debited for such entries, so a customer's money reaches an ACH file only
+ * through a debited payment (POST /payments with an ACH rail), which the scheduled file workflow
+ * (or an operator) transmits. A customer may preview their own queued payments as a file: read-only,
+ * nothing stored or claimed. An operator's file takes the environment's whole queue, as the
+ * schedule's does, and records who built it.
+ */
+export async function requestAchFile(p: Principal, req: AchFileRequest, now: Date): Promise<AchFile> {
+  if (!p.isAdmin && (req.entries !== undefined || req.transmit)) {
+    throw new DomainError(
+      403,
+      'ADMIN_REQUIRED',
+      'Building ACH files from entries and transmitting files are platform operator actions; ACH payments (POST /api/v1/payment-rails/payments) ' +
+        'go out in the scheduled file. Without entries and transmit you get a preview of your own queued payments.',
+      req.entries !== undefined ? '/entries' : '/transmit',
+    );
+  }
+  if (!p.isAdmin) return previewAchFile({ environment: p.environment, userId: p.userId, companyName: req.companyName, companyId: req.companyId, now });
+  return buildAchFile({ environment: p.environment, userId: null, builtBy: p.userId, ...req, now });
+}
+
+type FileEntry = NachaEntryInput & { sec_code: SecCode; effective_date: string };
+type QueuedRow = { id: string; rail_message: string; settlement_date: string };
+
+/** The submitted ACH payments not yet in a file (of `userId` when given), locked when `lock`. */
+async function queuedPayments(c: Queryable, environment: Environment, userId: string | null, lock: boolean): Promise<QueuedRow[]> {
+  const { rows } = await c.query<QueuedRow>(
+    `SELECT id, rail_message, settlement_date FROM rail_payments
+     WHERE environment = $1 AND rail IN ('ach_standard', 'ach_same_day') AND status IN ('submitted', 'settled') AND ach_file_id IS NULL
+       AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at, id${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    [environment, userId],
+  );
+  if (rows.length === 0) throw new DomainError(422, 'NO_PENDING_ACH_PAYMENTS', 'There are no submitted ACH payments waiting for a file', '');
+  return rows;
+}
+
+/** Each payment's entry record was built at submission; re-read its fields so the file carries exactly that entry. */
+function entriesOfPayments(rows: QueuedRow[]): FileEntry[] {
+  return rows.map((r) => {
+    const l = r.rail_message;
+    return {
+      sec_code: 'PPD' as SecCode,
+      effective_date: r.settlement_date,
+      transaction_code: l.slice(1, 3) as NachaEntryInput['transaction_code'],
+      routing_number: l.slice(3, 12),
+      account_number: l.slice(12, 29).trim(),
+      amount: `${BigInt(l.slice(29, 39)) / 100n}.${l.slice(37, 39)}`,
+      individual_id: l.slice(39, 54).trim(),
+      name: l.slice(54, 76).trim(),
+      trace_number: l.slice(79, 94),
+    };
+  });
+}
+
+function composeFile(entries: FileEntry[], modifier: string, input: { companyName?: string; companyId?: string; now: Date }) {
+  const odfi = odfiRouting();
+  return buildNachaFile({
+    immediate_destination: OPERATOR_ROUTING(),
+    immediate_destination_name: 'FEDERAL RESERVE BANK',
+    immediate_origin: odfi,
+    immediate_origin_name: ORIGIN_NAME(),
+    odfi_id: odfi.slice(0, 8),
+    file_id_modifier: modifier,
+    created_at: input.now,
+    batches: batchesOf(entries, input.companyName ?? ORIGIN_NAME().slice(0, 16), input.companyId ?? `1${odfi}`),
+  });
+}
+
+/** A customer's queued ACH payments shown as the file they would go out in; nothing written. */
+async function previewAchFile(input: { environment: Environment; userId: string; companyName?: string; companyId?: string; now: Date }): Promise<AchFile> {
+  const pool = getPool();
+  const rows = await queuedPayments(pool, input.environment, input.userId, false);
+  const modifier = await nextModifier(pool, input.environment, input.now);
+  const { content, summary } = composeFile(entriesOfPayments(rows), modifier, input);
+  return {
+    id: null,
+    environment: input.environment,
+    status: 'preview',
+    fileIdModifier: modifier,
+    content,
+    summary,
+    paymentIds: rows.map((r) => r.id),
+    transmittedAt: null,
+    acknowledgement: null,
+    createdAt: input.now,
+  };
+}
+
 /**
  * Builds (and stores) a file. With `entries`, from those; otherwise from the submitted ACH
  * payments not yet in a file (of `userId` when given, else all originators of the environment).
@@ -67,59 +165,31 @@ async function nextModifier(c: Queryable, environment: Environment, now: Date): 
 export async function buildAchFile(input: {
   environment: Environment;
   userId: string | null;
+  /** The operator who asked for it (recorded in the stored summary); the schedule has none. */
+  builtBy?: string;
   entries?: RequestEntry[];
   companyName?: string;
   companyId?: string;
   transmit?: boolean;
   now: Date;
 }): Promise<AchFile> {
-  const odfi = odfiRouting();
   const built = await withTransaction(async (c) => {
-    let rows: Array<{ id: string; rail_message: string; settlement_date: string; creditor: { account_type?: string } }> = [];
-    let entries: Array<NachaEntryInput & { sec_code: SecCode; effective_date: string }>;
+    let rows: QueuedRow[] = [];
+    let entries: FileEntry[];
     if (input.entries) {
       entries = input.entries.map((e) => ({ ...e, sec_code: e.sec_code ?? 'PPD' }));
     } else {
-      ({ rows } = await c.query(
-        `SELECT id, rail_message, settlement_date, creditor FROM rail_payments
-         WHERE environment = $1 AND rail IN ('ach_standard', 'ach_same_day') AND status IN ('submitted', 'settled') AND ach_file_id IS NULL
-           AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
-        [input.environment, input.userId],
-      ));
-      if (rows.length === 0) throw new DomainError(422, 'NO_PENDING_ACH_PAYMENTS', 'There are no submitted ACH payments waiting for a file', '');
-      // Each payment's entry record was built at submission; re-read its fields so the file carries exactly that entry.
-      entries = rows.map((r) => {
-        const l = r.rail_message;
-        return {
-          sec_code: 'PPD' as SecCode,
-          effective_date: r.settlement_date,
-          transaction_code: l.slice(1, 3) as NachaEntryInput['transaction_code'],
-          routing_number: l.slice(3, 12),
-          account_number: l.slice(12, 29).trim(),
-          amount: `${BigInt(l.slice(29, 39)) / 100n}.${l.slice(37, 39)}`,
-          individual_id: l.slice(39, 54).trim(),
-          name: l.slice(54, 76).trim(),
-          trace_number: l.slice(79, 94),
-        };
-      });
+      rows = await queuedPayments(c, input.environment, input.userId, true);
+      entries = entriesOfPayments(rows);
     }
     const modifier = await nextModifier(c, input.environment, input.now);
-    const { content, summary } = buildNachaFile({
-      immediate_destination: OPERATOR_ROUTING(),
-      immediate_destination_name: 'FEDERAL RESERVE BANK',
-      immediate_origin: odfi,
-      immediate_origin_name: ORIGIN_NAME(),
-      odfi_id: odfi.slice(0, 8),
-      file_id_modifier: modifier,
-      created_at: input.now,
-      batches: batchesOf(entries, input.companyName ?? ORIGIN_NAME().slice(0, 16), input.companyId ?? `1${odfi}`),
-    });
+    const { content, summary } = composeFile(entries, modifier, input);
     const id = newId('achf');
     await c.query(
       // created_at is the header's File Creation Date/Time (the caller's clock: a workflow's on a schedule run).
       `INSERT INTO ach_files (id, environment, user_id, status, file_id_modifier, content, entry_count, total_debit, total_credit, entry_hash, summary, created_at)
        VALUES ($1, $2, $3, 'built', $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [id, input.environment, input.userId, modifier, content, summary.entry_count, summary.total_debit, summary.total_credit, summary.entry_hash, JSON.stringify({ ...summary, payment_ids: rows.map((r) => r.id) }), input.now],
+      [id, input.environment, input.userId, modifier, content, summary.entry_count, summary.total_debit, summary.total_credit, summary.entry_hash, JSON.stringify({ ...summary, payment_ids: rows.map((r) => r.id), ...(input.builtBy ? { built_by: input.builtBy } : {}) }), input.now],
     );
     // Only a file that goes to the operator claims its payments; an untransmitted one is a preview
     // (the operator settles transmitted entries only, so a claimed-but-unsent entry would never settle).

@@ -4,7 +4,7 @@ import { buildReturnFile, parseNachaFile } from '../../domain/ach/nacha';
 import { getPool } from '../../domain/db/pool';
 import { getEntry, trialBalance } from '../../domain/ledger';
 import { addDays, instantAt, nextBankingDayOnOrAfter, weekday, zoned } from '../../domain/rails/calendar';
-import type { TestApp } from '../helpers/app';
+import { createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { checkOutboxAgainstCatalog } from './events';
 import { parseWithAchLibrary, skipTo, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
@@ -13,10 +13,12 @@ const NY = 'America/New_York';
 let h: RailsHarness;
 let env: TestWorkflowEnvironment;
 let t: TestApp;
+let operator: TestUser;
 
 beforeAll(async () => {
   h = await startRailsHarness('rails-ach-files');
   ({ env, t } = h);
+  operator = await createTestUser({ admin: true });
 }, 120_000);
 afterAll(async () => {
   await h?.close();
@@ -135,12 +137,61 @@ describe('ACH file schedule run (achFileWorkflow)', () => {
   });
 });
 
+describe('who builds and transmits ACH files', () => {
+  const files = (headers: Record<string, string>, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers, payload });
+  const entry = { transaction_code: '22', routing_number: '021000021', account_number: '99887766', amount: '5000.00', name: 'Mallory', effective_date: '2030-01-02' };
+  const fileCount = async () => Number((await getPool().query<{ n: string }>('SELECT count(*) AS n FROM ach_files')).rows[0].n);
+
+  it('a customer cannot transmit arbitrary entries (or anything): 403 ADMIN_REQUIRED and nothing recorded', async () => {
+    const before = await fileCount();
+    const r = await files(t.headers, { entries: [entry], transmit: true });
+    expect(r.statusCode, r.body).toBe(403);
+    expect(r.json().errors[0]).toMatchObject({ code: 'ADMIN_REQUIRED' });
+    for (const payload of [{ entries: [entry] }, { transmit: true }]) {
+      const x = await files(t.headers, payload);
+      expect([x.statusCode, x.json().errors[0].code], JSON.stringify(payload)).toEqual([403, 'ADMIN_REQUIRED']);
+    }
+    expect(await fileCount()).toBe(before);
+  });
+
+  it('a customer may preview a file of their own queued ACH payments: read-only, nothing claimed or stored', async () => {
+    const acct = await openFundedAccount(t, t.headers, '100.00');
+    const p = await pay({ account_id: acct, amount: '12.00', currency: 'USD', rail: 'ach_standard', creditor_account: us({ name: 'Pia Preview' }) });
+    await waitForStatus(p.id, 'submitted');
+    const before = await fileCount();
+    const r = await files(t.headers, {});
+    expect(r.statusCode, r.body).toBe(201);
+    expect(r.json().data).toMatchObject({ id: null, status: 'preview', payment_ids: [p.id], transmitted_at: null });
+    expect(parseNachaFile(r.json().data.content).batches[0].entries).toHaveLength(1);
+    expect(await fileCount()).toBe(before);
+    expect((await row(p.id)).ach_file_id).toBeNull();
+    // Another customer's preview does not see it.
+    const other = await createTestUser();
+    const o = await files(other.headers, {});
+    expect([o.statusCode, o.json().errors[0].code]).toEqual([422, 'NO_PENDING_ACH_PAYMENTS']);
+
+    // The operator builds from given entries (a stored preview) and transmits the environment's queue.
+    const built = await files(operator.headers, { entries: [entry] });
+    expect(built.statusCode, built.body).toBe(201);
+    expect(built.json().data).toMatchObject({ status: 'built', payment_ids: [] });
+    const sent = await files(operator.headers, { transmit: true });
+    expect(sent.statusCode, sent.body).toBe(201);
+    expect(sent.json().data).toMatchObject({ status: 'transmitted' });
+    expect(sent.json().data.payment_ids).toContain(p.id);
+    expect((await row(p.id)).ach_file_id).toBe(sent.json().data.id);
+    expect((await fileRow(sent.json().data.id)).summary.built_by).toBe(operator.userId);
+    await env.client.workflow.getHandle(p.workflow_id).result();
+    expect((await get(p.id)).status).toBe('completed');
+  });
+});
+
 describe('ACH return while the payment workflow runs', () => {
   it('a return file ingested in the return window signals the workflow: reversing entry, R-code status, ledger back where it started', async () => {
     const acct = await openFundedAccount(t, t.headers, '300.00');
     const p = await pay({ account_id: acct, amount: '75.00', currency: 'USD', rail: 'ach_standard', creditor_account: us({ name: 'Rita Returner' }) });
     await waitForStatus(p.id, 'submitted');
-    const file = (await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: t.headers, payload: { transmit: true } })).json().data;
+    // Transmitting is the operator's: the environment's queue goes out in one file.
+    const file = (await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: operator.headers, payload: { transmit: true } })).json().data;
     expect(file.payment_ids).toEqual([p.id]);
 
     // Past the effective date's settlement: the workflow posts and waits in the return window.

@@ -3,7 +3,7 @@ import { buildReturnFile, parseNachaFile } from '../../domain/ach/nacha';
 import { getPool } from '../../domain/db/pool';
 import { getEntry } from '../../domain/ledger';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTestUser, type TestApp } from '../helpers/app';
+import { createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { checkOutboxAgainstCatalog } from './events';
 import { parseWithAchLibrary, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
@@ -11,10 +11,13 @@ import { parseWithAchLibrary, startRailsHarness, waitForStatus, type RailsHarnes
 let h: RailsHarness;
 let env: TestWorkflowEnvironment;
 let t: TestApp;
+/** Transmitting ACH files is an operator action (issue 13 item 3). */
+let operator: TestUser;
 
 beforeAll(async () => {
   h = await startRailsHarness('rails-test');
   ({ env, t } = h);
+  operator = await createTestUser({ admin: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -65,9 +68,9 @@ describe('payment rails', () => {
     expect(r.statusCode).toBe(201);
     const created = r.json().data;
     expect(created).toMatchObject({ status: 'pending', rail: 'ach_standard', routing: { rail: 'ach_standard' } });
-    // The operator settles only entries it received: the entry goes out in the caller's file.
+    // The ACH operator settles only entries it received: the entry goes out in the platform operator's file.
     await waitForStatus(created.id, 'submitted');
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: t.headers, payload: { transmit: true } })).json().data.payment_ids).toEqual([created.id]);
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: operator.headers, payload: { transmit: true } })).json().data.payment_ids).toEqual([created.id]);
     const done = await finish(created.id, created.workflow_id);
     expect(done).toMatchObject({ status: 'returned', failure: { code: 'R01', reason: 'Insufficient funds' }, compensation_executed: true });
     expect(done.rail_message).toHaveLength(94);
@@ -83,10 +86,10 @@ describe('payment rails', () => {
   it('ACH happy path completes after the return window; the ACH file and a later return file reverse it', async () => {
     const acct = await openFundedAccount(t, t.headers, '500.00');
     const created = (await pay({ account_id: acct, amount: '120.50', currency: 'USD', rail: 'ach_same_day', creditor_account: us({ account_type: 'savings' }) })).json().data;
-    // Before the file is built the payment is submitted; build the caller's file while the workflow waits.
+    // Before the file is built the payment is submitted; the platform operator transmits the file while the workflow waits.
     const handle = env.client.workflow.getHandle(created.workflow_id);
     await waitForStatus(created.id, 'submitted');
-    const file = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: t.headers, payload: { transmit: true } });
+    const file = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: operator.headers, payload: { transmit: true } });
     expect(file.statusCode).toBe(201);
     const f = file.json().data;
     expect(f.payment_ids).toEqual([created.id]);

@@ -157,7 +157,7 @@ describe('production rail adapter selection', () => {
     const acct = await fundedProductionAccount('100.00');
     const p = await pay(prod.headers, { account_id: acct, amount: '40.00', currency: 'USD', rail: 'ach_standard', creditor_account: us() });
     await waitForStatus(p.id, 'submitted');
-    const file = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: prod.headers, payload: { transmit: true } });
+    const file = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/ach/files', headers: operator.headers, payload: { transmit: true } });
     expect(file.json().data).toMatchObject({ status: 'transmitted', acknowledgement: 'FEDACH-ACK-0001', payment_ids: [p.id] });
     const sent = received.find((r) => r.path === '/rails/ach/files')!;
     expect(sent.body).toBe(file.json().data.content);

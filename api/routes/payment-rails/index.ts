@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createRailActivities } from '../../../activities/rails';
-import { buildAchFile, ingestReturnFile, type RequestEntry } from '../../../domain/ach/files';
+import { ingestReturnFile, requestAchFile, type RequestEntry } from '../../../domain/ach/files';
 import { createRailPayment, getRailPayment, listRailPayments, railPaymentHistory, type RailPayment, type RailPaymentStatus } from '../../../domain/rails';
 import { calendarDescription, holidays, RAIL_NAMES, RAILS, railAvailability, zoned, type RailName } from '../../../domain/rails/calendar';
 import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
@@ -320,13 +320,16 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: [TAG],
-        summary: 'Build a NACHA ACH file',
+        summary: 'Build a NACHA ACH file (operators); preview your queued ACH payments (customers)',
         description:
-          'From `entries` when given, else from the caller\'s submitted ACH payments not yet in a file. Batches by SEC code (PPD/CCD) and effective ' +
-          'date; 94-character records, blocking factor 10. JSON answer carries `content` and a summary; with Accept: text/plain the file itself. ' +
-          '`transmit` hands it to the ACH operator (sandbox operator in sandbox); only a transmitted file takes its payments out of the queue ' +
-          '(they settle on their effective date once the operator has them); without `transmit` the file is a preview and the payments wait for ' +
-          'the next transmitted file (the schedule sends one before every ACH cut-off).',
+          'Operators: from `entries` when given, else from the environment\'s submitted ACH payments not yet in a file (the queue the scheduled ' +
+          'file workflow sends before every ACH cut-off). `transmit` hands the file to the ACH operator (sandbox operator in sandbox); only a ' +
+          'transmitted file takes its payments out of the queue (they settle on their effective date once the operator has them); without ' +
+          '`transmit` the file is stored as built and the payments wait for the next transmitted file. Customers: building from `entries` and ' +
+          '`transmit` are 403 ADMIN_REQUIRED (nothing is debited for arbitrary entries; your money reaches an ACH file only through a payment, ' +
+          'POST /payments with an ACH rail); without them you get a read-only preview of your own queued payments as a file (status `preview`, ' +
+          '`id` null, nothing stored or claimed). Batches by SEC code (PPD/CCD) and effective date; 94-character records, blocking factor 10. ' +
+          'JSON answer carries `content` and a summary; with Accept: text/plain the file itself.',
         body: {
           type: 'object',
           additionalProperties: false,
@@ -341,8 +344,8 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
           201: envelope({
             type: 'object',
             properties: {
-              id: { type: 'string' },
-              status: { type: 'string' },
+              id: { type: ['string', 'null'] },
+              status: { type: 'string', enum: ['preview', 'built', 'transmitted'] },
               file_id_modifier: { type: 'string' },
               content: { type: 'string' },
               summary: { type: 'object', additionalProperties: true },
@@ -357,18 +360,11 @@ export default async function paymentRailRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const pr = principalOf(request);
-      const f = await buildAchFile({
-        environment: pr.environment,
-        userId: pr.userId,
-        entries: request.body?.entries,
-        companyName: request.body?.company_name,
-        companyId: request.body?.company_id,
-        transmit: request.body?.transmit,
-        now: new Date(),
-      });
+      const b = request.body ?? {};
+      const f = await requestAchFile(pr, { entries: b.entries, companyName: b.company_name, companyId: b.company_id, transmit: b.transmit }, new Date());
       const accept = String(request.headers.accept ?? '');
       if (accept.includes('text/plain') && !accept.includes('application/json')) {
-        return reply.code(201).type('text/plain; charset=utf-8').header('content-disposition', `attachment; filename="${f.id}.ach"`).serializer((x: unknown) => x as string).send(f.content);
+        return reply.code(201).type('text/plain; charset=utf-8').header('content-disposition', `attachment; filename="${f.id ?? 'preview'}.ach"`).serializer((x: unknown) => x as string).send(f.content);
       }
       return reply.code(201).send({
         data: {
