@@ -49,12 +49,19 @@ export default async function transactionRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['Transactions'],
-        summary: 'Reverse a completed transaction with a linked reversing entry',
+        summary: 'Reverse a completed internal transaction with a linked reversing entry',
         description:
-          'Body: transaction_id (txn_…), reason, and force (operators only). The whole entry behind the transaction (amount and fee) is reversed ' +
-          'once; a second reversal is 422. A customer may reverse only what takes money back from their own accounts (e.g. returning an incoming ' +
-          'transfer). Reversing an incoming transfer whose funds were already spent is 422 INSUFFICIENT_FUNDS unless an operator forces it, which ' +
-          'records the account going negative.',
+          'Body: transaction_id (txn_…), reason, and force (operators only). A reversal is only for movements that stayed inside the ' +
+          "platform's ledger: internal transfers between platform accounts (the whole entry, amount and fee, once) and operators' manual " +
+          'ledger entries. Deposits, withdrawals, rail payments (ACH, Fedwire, RTP, FedNow, SEPA, SWIFT), Interledger payments, swaps, bridges, ' +
+          'cross-chain swaps, flash loans and any other entry are 422 NOT_REVERSIBLE for everyone, operators included; the detail names the ' +
+          'process that undoes them (ACH return, pacs.004 return after a camt.056 recall, chain refund, a new withdrawal or deposit). ' +
+          'A customer may return an internal transfer only when the money comes back out of their own accounts (they received it, or both ' +
+          'sides are theirs), else 403 REVERSAL_NOT_PERMITTED; within REVERSAL_WINDOW_DAYS (default 90) of its posting, else 422 ' +
+          'REVERSAL_WINDOW_EXPIRED. Manual entries are reversed by operators only. Operators reverse any internal transfer without a window. ' +
+          'Reversing an incoming transfer whose funds were already spent is 422 INSUFFICIENT_FUNDS unless an operator forces it, which records ' +
+          'the account going negative. Also 422 ALREADY_REVERSED, CANNOT_REVERSE_REVERSAL, NOT_POSTED; 404 for an unknown or another ' +
+          "customer's transaction. Rules: docs/ledger.md, \"Reversals\".",
         body: {
           type: 'object',
           required: ['transaction_id', 'reason'],
