@@ -182,13 +182,63 @@ export interface KeyScope {
   environments: Environment[];
   permissions: Permission[];
   kind: Principal['kind'];
+  /** The calling key's id (null for a login session): its IP allow-list and expiry bound what it grants. */
+  keyId: string | null;
 }
 
 export function keyScopeOf(p: Principal): KeyScope {
   if (p.kind === 'session') {
-    return { userId: p.userId, environments: ['sandbox', 'production'], permissions: ['read', 'write', 'delete'], kind: p.kind };
+    return { userId: p.userId, environments: ['sandbox', 'production'], permissions: ['read', 'write', 'delete'], kind: p.kind, keyId: null };
   }
-  return { userId: p.userId, environments: [p.environment], permissions: p.permissions, kind: p.kind };
+  return { userId: p.userId, environments: [p.environment], permissions: p.permissions, kind: p.kind, keyId: p.credentialId };
+}
+
+/** Whether CIDR `inner` lies wholly inside CIDR `outer` (same family, longer or equal prefix, network inside). */
+function cidrWithin(inner: string, outer: string): boolean {
+  const i = parseCidr(inner);
+  const o = parseCidr(outer);
+  if (!i || !o || i.family !== o.family || i.prefix < o.prefix) return false;
+  const list = new BlockList();
+  list.addSubnet(o.address, o.prefix, o.family);
+  return list.check(i.address, i.family);
+}
+
+/**
+ * A key never hands out more reach than it has: a key with an IP allow-list can only create or
+ * rotate keys whose allow-list lies inside its own (its own list when none is given), and a key
+ * that expires can only grant keys that expire no later (its own expiry when none is given).
+ * Returns the allow-list and expiry the new key gets.
+ */
+async function boundByCallerKey(
+  scope: KeyScope,
+  wanted: { ipAllowlist?: string[]; expiresAt?: Date | null },
+  explicit: boolean,
+  tx?: Queryable,
+): Promise<{ ipAllowlist: string[]; expiresAt: Date | null }> {
+  let ipAllowlist = wanted.ipAllowlist ?? [];
+  let expiresAt = wanted.expiresAt ?? null;
+  if (!scope.keyId) return { ipAllowlist, expiresAt };
+  const caller = tx ? await getKeyRow(tx, scope.keyId) : await getPrisma().apiKey.findUnique({ where: { id: scope.keyId } });
+  if (!caller) return { ipAllowlist, expiresAt };
+  const verb = explicit ? 'grant' : 'rotate a key with';
+  if (caller.ipAllowlist.length > 0) {
+    if (explicit && wanted.ipAllowlist === undefined) ipAllowlist = caller.ipAllowlist;
+    if (ipAllowlist.length === 0) {
+      throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `This key is limited to an IP allow-list; it cannot ${verb} no allow-list`, '/ip_allowlist');
+    }
+    ipAllowlist.forEach((entry, i) => {
+      if (!caller.ipAllowlist.some((own) => cidrWithin(entry, own))) {
+        throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `"${entry}" is outside this key's IP allow-list`, `/ip_allowlist/${i}`);
+      }
+    });
+  }
+  if (caller.expiresAt) {
+    if (explicit && wanted.expiresAt == null) expiresAt = caller.expiresAt;
+    if (!expiresAt || expiresAt > caller.expiresAt) {
+      throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `This key expires at ${caller.expiresAt.toISOString()}; it cannot ${verb} a later expiry`, '/expires_at');
+    }
+  }
+  return { ipAllowlist, expiresAt };
 }
 
 const inScope = (scope: KeyScope) => ({ userId: scope.userId, environment: { in: scope.environments } });
@@ -245,10 +295,11 @@ export async function issueApiKey(scope: KeyScope, defaultEnvironment: Environme
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new DomainError(422, 'VALIDATION_ERROR', 'expires_at must be in the future', '/expires_at');
   }
+  const bounded = await boundByCallerKey(scope, input, true);
   return withTransaction(async (tx) => {
     await assertRoomForKey(tx, scope.userId);
     return createApiKey(
-      { userId: scope.userId, name: input.name, environment, permissions, ipAllowlist: input.ipAllowlist, expiresAt: input.expiresAt, format: input.format },
+      { userId: scope.userId, name: input.name, environment, permissions, ipAllowlist: bounded.ipAllowlist, expiresAt: bounded.expiresAt, format: input.format },
       tx,
     );
   });
@@ -290,6 +341,7 @@ export async function rotateApiKey(
     if (!rows.length) return null;
     const old = (await getKeyRow(tx, id))!;
     assertGrantable(scope, old.environment as Environment, old.permissions);
+    await boundByCallerKey(scope, { ipAllowlist: old.ipAllowlist, expiresAt: old.expiresAt }, false, tx);
     if (graceSeconds > 0) await assertRoomForKey(tx, scope.userId);
     const created = await createApiKey(
       {

@@ -92,6 +92,37 @@ describe('item 4: an API key manages only keys of its own environment, within it
     expect(ok.json().data.key.permissions).toEqual(['read']);
   });
 
+  it("a key with an IP allow-list or an expiry cannot create or rotate a key that reaches further", async () => {
+    const u = await createTestUser({ ipAllowlist: ['127.0.0.0/8'] });
+    const create = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: '/api/v2/api-keys', headers: u.headers, payload: { name: 'child', ...payload } });
+    // Omitted: the child inherits the caller's allow-list; wider or empty is refused.
+    const inherited = await create({});
+    expect(inherited.statusCode).toBe(201);
+    expect(inherited.json().data.ip_allowlist).toEqual(['127.0.0.0/8']);
+    const wider = await create({ ip_allowlist: ['0.0.0.0/0'] });
+    expect(wider.statusCode).toBe(403);
+    expect(wider.json().errors[0]).toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS', source: { pointer: '/ip_allowlist/0' } });
+    expect((await create({ ip_allowlist: [] })).statusCode).toBe(403);
+    expect((await create({ ip_allowlist: ['127.0.0.1/32'] })).statusCode).toBe(201);
+    // Rotating an unrestricted key would hand the caller an unrestricted value.
+    const open = await createApiKey({ userId: u.userId, name: 'open', environment: 'sandbox', permissions: ['read'] });
+    const rot = await t.app.inject({ method: 'POST', url: `/api/v2/api-keys/${open.record.id}/rotate`, headers: u.headers, payload: {} });
+    expect(rot.statusCode).toBe(403);
+
+    const v = await createTestUser(); // a fresh user: the cap in this file is 5 keys
+    const soon = new Date(Date.now() + 3600_000);
+    const expiring = await createApiKey({ userId: v.userId, name: 'expiring', environment: 'sandbox', permissions: ['read', 'write'], expiresAt: soon });
+    const asExpiring = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: '/api/v2/api-keys', headers: bearer(expiring.value), payload: { name: 'child', ...payload } });
+    const child = await asExpiring({});
+    expect(child.statusCode).toBe(201);
+    expect(new Date(child.json().data.expires_at).getTime()).toBe(soon.getTime());
+    const later = await asExpiring({ expires_at: new Date(Date.now() + 7200_000).toISOString() });
+    expect(later.statusCode).toBe(403);
+    expect(later.json().errors[0].source.pointer).toBe('/expires_at');
+  });
+
   it('a login session is the account owner and manages keys of both environments', async () => {
     const u = await createTestUser();
     const prod = await createApiKey({ userId: u.userId, name: 'prod', environment: 'production', permissions: ['read'] });
