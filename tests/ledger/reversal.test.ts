@@ -10,6 +10,10 @@ beforeAll(async () => {
 });
 afterAll(async () => closePool());
 
+// The ledger's mechanism (reverseEntry) on any posted entry, as the rails' return processing uses it
+// (an ACH return or pacs.004 reverses a payment's entry). Which transactions a customer or an operator
+// may reverse through the API (only movements that stayed inside the ledger) is domain/reversals,
+// tested kind by kind in tests/banking/reversals.test.ts.
 describe('reversals', () => {
   it('reverses a posted entry once, with a linked entry of opposite lines', async () => {
     const a = await makeCustomer('USD');
