@@ -28,10 +28,41 @@ export const errorEnvelopeSchema: Schema = {
   },
 };
 
-/** Standard error responses documented on every route. */
-export const errorResponses: Record<string, Schema> = Object.fromEntries(
-  [400, 401, 403, 404, 409, 413, 422, 429, 500].map((s) => [String(s), { description: 'Error envelope', ...errorEnvelopeSchema }]),
-);
+/**
+ * Every status the conventions (README, "API conventions") can answer with, whichever route was
+ * asked: the plugins (validation, auth, rate limits, idempotency, errors) and the router answer
+ * these before or around any handler, always as the JSON error envelope.
+ */
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Malformed request (the body is not valid JSON)',
+  401: 'Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer)',
+  403: 'Missing permission, operator-only route, or IP address not in the key\'s allow-list',
+  404: 'Unknown resource, including another user\'s',
+  405: 'Method not allowed on this path (Allow lists the methods that are)',
+  409: 'Idempotency conflict: the same Idempotency-Key with a different body, or still in flight',
+  413: 'Request body too large',
+  414: 'Request URL, or a path parameter, too long',
+  415: 'Unsupported Content-Type',
+  422: 'Validation error (source names the field) or business rule refused',
+  429: 'Rate limited (Retry-After and X-RateLimit-* headers)',
+  500: 'Unexpected error; quote the request id (meta.request_id)',
+  503: 'A dependency (database, Temporal, chain RPC) is unavailable; nothing was done, retry later',
+};
+
+function errorResponse(status: number): Schema {
+  return { description: ERROR_STATUSES[status], content: { 'application/json': { schema: errorEnvelopeSchema } } };
+}
+
+/** The error responses for these statuses, each as the JSON envelope (whatever the route's success type). */
+export function errorResponsesFor(statuses: number[]): Record<string, Schema> {
+  return Object.fromEntries(statuses.map((s) => [String(s), errorResponse(s)]));
+}
+
+/** Standard error responses documented on every route that takes credentials. */
+export const errorResponses: Record<string, Schema> = errorResponsesFor(Object.keys(ERROR_STATUSES).map(Number));
+
+/** Public routes without a body or path parameters (health, readiness): only what the conventions still apply. */
+export const publicErrorResponses: Record<string, Schema> = errorResponsesFor([405, 414, 429, 500, 503]);
 
 export function envelope(data: Schema, extra: Schema = {}): Schema {
   return {

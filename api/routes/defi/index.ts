@@ -282,7 +282,7 @@ export default async function defiRoutes(app: FastifyInstance) {
           properties: {
             quote_id: { type: 'string', minLength: 1, maxLength: 64 },
             wallet_address: { type: 'string', minLength: 1, maxLength: 128 },
-            max_gas_price_gwei: { type: 'number', exclusiveMinimum: 0 },
+            max_gas_price_gwei: { type: 'number', minimum: 0.000000001, description: 'Gwei, at least 1 wei (0.000000001)' },
             deadline_minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 20 },
             account_id: { type: 'string', minLength: 1, maxLength: 64 },
             sandbox_outcome: sandboxOutcomeSchema,
@@ -341,7 +341,7 @@ export default async function defiRoutes(app: FastifyInstance) {
             chain: chainSchema,
             dex_sources: dexSourcesSchema,
             wallet_address: { type: 'string', minLength: 1, maxLength: 128 },
-            max_gas_price_gwei: { type: 'number', exclusiveMinimum: 0 },
+            max_gas_price_gwei: { type: 'number', minimum: 0.000000001, description: 'Gwei, at least 1 wei (0.000000001)' },
             deadline_minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 20 },
             account_id: { type: 'string', minLength: 1, maxLength: 64 },
             sandbox_outcome: sandboxOutcomeSchema,

@@ -65,7 +65,7 @@ export default async function iso20022Routes(app: FastifyInstance): Promise<void
         description:
           'Message types with the versions each operation (parse, generate, validate) accepts, the default generation version, ' +
           'and the head.001 business application header versions.',
-        response: { 200: envelope({ type: 'object', additionalProperties: true }) },
+        response: { 200: envelope({ type: 'object', additionalProperties: true }), ...errorResponses },
       },
     },
     async () => ({ data: supportedTypes() }),

@@ -13,8 +13,8 @@ export default async function metricsRoutes(app: FastifyInstance) {
         tags: ['Operations'],
         summary: 'Prometheus metrics of the event stream, webhook deliveries and the process (platform operators only)',
         description: 'Text exposition format 0.0.4; the same measured figures as /api/v1/live-dashboard.',
-        produces: ['text/plain'],
-        response: { 200: { type: 'string', description: 'Prometheus text format' }, ...errorResponses },
+        // Metrics are text; every error (401 without an operator's key, 429, ...) is the JSON envelope.
+        response: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses },
       },
     },
     async (_request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { getPool } from '../../../domain/db/pool';
 import { pingTemporal } from '../../../domain/temporal/client';
+import { publicErrorResponses } from '../../schemas';
 
 const started = Date.now();
 
@@ -13,7 +14,7 @@ export default async function systemRoutes(app: FastifyInstance) {
         tags: ['System'],
         summary: 'Liveness: the process is up',
         security: [],
-        response: { 200: { type: 'object', properties: { data: { type: 'object', additionalProperties: true } } } },
+        response: { 200: { type: 'object', properties: { data: { type: 'object', additionalProperties: true } } }, ...publicErrorResponses },
       },
     },
     async () => ({ data: { status: 'ok', uptime_seconds: Math.floor((Date.now() - started) / 1000) } }),
@@ -27,6 +28,11 @@ export default async function systemRoutes(app: FastifyInstance) {
         tags: ['System'],
         summary: 'Readiness: database and Temporal reachable (503 names what is down)',
         security: [],
+        response: {
+          200: { type: 'object', properties: { data: { type: 'object', additionalProperties: true } } },
+          ...publicErrorResponses,
+          503: { ...publicErrorResponses['503'], description: 'Database or Temporal unreachable: meta.components says which' },
+        },
       },
     },
     async (_request, reply) => {

@@ -122,7 +122,8 @@ export default async function transferRoutes(app: FastifyInstance) {
           properties: {
             from_account: { type: 'string', minLength: 1, maxLength: 64 },
             to_account: { type: 'string', minLength: 1, maxLength: 64 },
-            amount: { anyOf: [{ type: 'number', exclusiveMinimum: 0 }, decimalString] },
+            // Zero is refused by the amount rules (domain/money), as for every amount.
+            amount: { anyOf: [{ type: 'number', minimum: 0 }, decimalString] },
             currency: { type: 'string', minLength: 1, maxLength: 12 },
             description: { type: 'string', maxLength: 140 },
           },
