@@ -217,5 +217,7 @@ describe('database guarantees', () => {
     const err = await pool.query(`UPDATE ledger_accounts SET debits_posted = 11 WHERE id = $1`, [a.la]).catch((e) => toLedgerError(e));
     expect(err).toBeInstanceOf(LedgerError);
     expect((err as LedgerError).code).toBe('INSUFFICIENT_FUNDS');
+    // Put the raw write back: the file's ledger must balance for the money-invariants check.
+    await pool.query(`UPDATE ledger_accounts SET debits_posted = debits_posted - 10 WHERE id = $1`, [a.la]);
   });
 });
