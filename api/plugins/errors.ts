@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../../domain/accounts';
 import { LedgerError } from '../../domain/ledger';
+import { amountOutOfRangeError, NUMERIC_OUT_OF_RANGE } from '../../domain/ledger/errors';
 import { AmountError } from '../../domain/money/amount';
 import { DomainError } from '../../domain/platform/errors';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
@@ -11,6 +12,8 @@ function fromDomain(err: unknown): ApiError | undefined {
   if (err instanceof LedgerError) return new ApiError(err.status === 409 && err.code !== 'IDEMPOTENCY_CONFLICT' ? 422 : err.status, err.code, err.message);
   if (err instanceof AccountError) return new ApiError(err.status === 409 ? 422 : err.status, err.code, err.message);
   if (err instanceof AmountError) return new ApiError(422, err.code, err.message, { source: { pointer: '/amount' } });
+  // A number too large for its column (SQLSTATE 22003) anywhere: that request's 422, never a 500.
+  if ((err as { code?: unknown })?.code === NUMERIC_OUT_OF_RANGE) return fromDomain(amountOutOfRangeError());
   return undefined;
 }
 

@@ -34,7 +34,7 @@ export interface CashMovement {
 export async function moveCash(kind: 'deposit' | 'withdrawal', input: CashMovementInput): Promise<CashMovement> {
   const asset = await getAsset(input.assetCode);
   if (!asset) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
-  const amount = parseRequestAmount(input.amount, asset.precision);
+  const amount = parseRequestAmount(input.amount, asset);
   return withTransaction(async (c) => {
     const account = await getAccount(input.userId, input.environment, input.accountId, c);
     if (!account) throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`);

@@ -165,6 +165,8 @@ export interface BridgeRoute {
   destinationToken: TokenInfo;
   assetCode: string;
   precision: number;
+  /** The asset's maximum amount per operation. */
+  maxAmount: string;
 }
 
 export interface RoutePointers {
@@ -185,7 +187,7 @@ export async function resolveRoute(sourceChain: unknown, destinationChain: unkno
   }
   const asset = await getAsset(sourceToken.assetCode);
   if (!asset) throw new DomainError(422, 'UNKNOWN_TOKEN', `${sourceToken.assetCode} is not an asset of the platform`, ptr.token);
-  return { source, destination, sourceToken, destinationToken, assetCode: asset.code, precision: asset.precision };
+  return { source, destination, sourceToken, destinationToken, assetCode: asset.code, precision: asset.precision, maxAmount: asset.maxAmount };
 }
 
 /** Why a protocol cannot carry a route, or null when it can. */
@@ -291,7 +293,7 @@ export interface ProtocolFeeRow {
  * reason), best first: highest amount received, then fastest.
  */
 export async function compareProtocols(route: BridgeRoute, amountInput: unknown, client: Queryable = getPool()): Promise<{ amount: string; rows: ProtocolFeeRow[] }> {
-  const amount = parseRequestAmount(amountInput, sourcePlaces(route));
+  const amount = parseRequestAmount(amountInput, { code: route.assetCode, precision: route.precision, maxAmount: route.maxAmount }, '/amount', sourcePlaces(route));
   const rate = (await latestRates(client)).get(route.assetCode);
   if (!rate) throw new DomainError(422, 'NO_RATE', `no USD rate for ${route.assetCode}`, '/token');
   const rows: ProtocolFeeRow[] = BRIDGE_PROTOCOLS.map((id) => {

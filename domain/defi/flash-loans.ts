@@ -116,7 +116,7 @@ export async function validateFlashLoan(input: {
   const chain = getChain(input.chain ?? 'ethereum', '/chain');
   const token = getToken(chain.id, input.token, '/token');
   const asset = (await getAsset(token.assetCode))!;
-  const amount = parseRequestAmount(input.amount, Math.min(asset.precision, token.decimals), '/amount');
+  const amount = parseRequestAmount(input.amount, asset, '/amount', Math.min(asset.precision, token.decimals));
   input.operations.forEach((op, i) => {
     if (!(FLASH_LOAN_OPERATION_TYPES as readonly string[]).includes(op.type)) {
       throw new DomainError(422, 'UNSUPPORTED_OPERATION', `operation type must be one of ${FLASH_LOAN_OPERATION_TYPES.join(', ')}`, `/operations/${i}/type`);

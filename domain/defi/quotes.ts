@@ -201,7 +201,7 @@ export async function priceTrade(input: Omit<QuoteInput, 'userId' | 'slippageBps
   }
   const [aIn, aOut] = await Promise.all([getAsset(tIn.assetCode), getAsset(tOut.assetCode)]);
   if (!aIn || !aOut) throw new DomainError(422, 'UNKNOWN_TOKEN', 'token is not a ledger asset', ptr.tokenIn);
-  const amountIn = parseRequestAmount(input.amountIn, Math.min(aIn.precision, tIn.decimals), ptr.amount);
+  const amountIn = parseRequestAmount(input.amountIn, aIn, ptr.amount, Math.min(aIn.precision, tIn.decimals));
   const amountInBase = toBaseUnits(amountIn, tIn.decimals);
 
   const pools = await listPools(c, input.environment, chain.id);

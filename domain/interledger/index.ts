@@ -112,7 +112,7 @@ export async function createQuote(input: { userId: string; environment: Environm
   if (!send) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.sendCurrency} is not supported`, '/send_currency');
   const recv = await getAsset(input.receiveCurrency);
   if (!recv) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.receiveCurrency} is not supported`, '/receive_currency');
-  const sendAmount = parseRequestAmount(input.sendAmount, send.precision, '/send_amount');
+  const sendAmount = parseRequestAmount(input.sendAmount, send, '/send_amount');
   const wallet = walletAddressOf(input.receiver);
   if (!wallet) throw new DomainError(422, 'INVALID_RECEIVER', 'receiver must be a payment pointer ($wallet.example/alice) or an https wallet address', '/receiver');
   const [sr, rr] = await Promise.all([latestRate(send.code), latestRate(recv.code)]);

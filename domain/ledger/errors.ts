@@ -19,13 +19,16 @@ export type LedgerErrorCode =
   | 'ENVIRONMENT_MISMATCH'
   | 'ENTRY_NOT_FOUND'
   | 'INVALID_ENTRY'
-  | 'IMMUTABLE';
+  | 'IMMUTABLE'
+  | 'AMOUNT_TOO_LARGE'
+  | 'BALANCE_LIMIT_EXCEEDED'
+  | 'AMOUNT_OUT_OF_RANGE';
 
 const CODES = new Set<string>([
   'UNBALANCED', 'INSUFFICIENT_FUNDS', 'ACCOUNT_NOT_FOUND', 'ASSET_MISMATCH', 'ASSET_NOT_FOUND', 'AMOUNT_PRECISION',
   'INVALID_AMOUNT', 'AMOUNT_NOT_POSITIVE', 'ACCOUNT_FROZEN', 'ACCOUNT_CLOSED', 'ALREADY_POSTED', 'ALREADY_VOIDED',
   'ALREADY_REVERSED', 'NOT_PENDING', 'NOT_POSTED', 'PENDING_EXPIRED', 'IDEMPOTENCY_CONFLICT', 'ENVIRONMENT_MISMATCH',
-  'ENTRY_NOT_FOUND', 'INVALID_ENTRY', 'IMMUTABLE',
+  'ENTRY_NOT_FOUND', 'INVALID_ENTRY', 'IMMUTABLE', 'AMOUNT_TOO_LARGE', 'BALANCE_LIMIT_EXCEEDED', 'AMOUNT_OUT_OF_RANGE',
 ]);
 
 /** Suggested HTTP status per code, for the API layer. */
@@ -51,6 +54,9 @@ export const LEDGER_ERROR_STATUS: Record<LedgerErrorCode, number> = {
   ENTRY_NOT_FOUND: 404,
   INVALID_ENTRY: 422,
   IMMUTABLE: 409,
+  AMOUNT_TOO_LARGE: 422,
+  BALANCE_LIMIT_EXCEEDED: 422,
+  AMOUNT_OUT_OF_RANGE: 422,
 };
 
 export class LedgerError extends Error {
@@ -74,10 +80,20 @@ interface PgError {
   table?: string;
 }
 
+/** SQLSTATE numeric_value_out_of_range: a number too large for its column. */
+export const NUMERIC_OUT_OF_RANGE = '22003';
+
+/** The refusal for a number too large for its column, wherever it happened (a 422 for that request). */
+export function amountOutOfRangeError(): LedgerError {
+  return new LedgerError('AMOUNT_OUT_OF_RANGE', 'the amount would take a total beyond what the ledger can hold; nothing was posted');
+}
+
 /**
  * Turns errors raised by the ledger's SQL (SQLSTATE LGR01, message "CODE: text", JSON detail)
  * into LedgerError. A CHECK violation of the no-overdraft constraint (the database backstop) is
- * INSUFFICIENT_FUNDS too. Anything else is returned unchanged.
+ * INSUFFICIENT_FUNDS too, and a numeric overflow (22003) is AMOUNT_OUT_OF_RANGE: totals are sized
+ * so that it cannot happen under the amount limits, and if it does it is refused for the posting
+ * that caused it (docs/ledger.md, "Amount limits"). Anything else is returned unchanged.
  */
 export function toLedgerError(err: unknown): unknown {
   const e = err as PgError;
@@ -98,5 +114,6 @@ export function toLedgerError(err: unknown): unknown {
   if (e && e.code === '23514' && e.constraint === 'ledger_accounts_no_overdraft') {
     return new LedgerError('INSUFFICIENT_FUNDS', 'insufficient funds', { constraint: e.constraint });
   }
+  if (e && e.code === NUMERIC_OUT_OF_RANGE) return amountOutOfRangeError();
   return err;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getPool, type Queryable } from '../db/pool';
-import { AmountError, parseAmount } from '../money/amount';
+import { getAsset } from '../assets';
+import { AmountError, parseAmount, parseRequestAmount } from '../money/amount';
 import { ENVIRONMENTS, type Environment } from '../platform/environment';
 import { newId } from '../platform/ids';
 import { LedgerError, toLedgerError } from './errors';
@@ -237,6 +238,25 @@ export function entryPayload(input: PostEntryInput): Record<string, unknown> {
 export async function postEntry(input: PostEntryInput, client: Queryable = getPool()): Promise<Entry> {
   const payload = entryPayload(input);
   return toEntry(await call<EntryJson>(client, 'SELECT ledger_post_entry($1::jsonb) AS r', [JSON.stringify(payload)]));
+}
+
+/**
+ * A manual entry from an operator (POST /api/v1/ledger/entries): each line's amount passes the
+ * request amount parser with its account's asset (maximum per operation, precision), as every
+ * other money-moving request's amount does, then the entry is posted as given. Unknown accounts
+ * are left to the ledger (ACCOUNT_NOT_FOUND).
+ */
+export async function postManualEntry(input: PostEntryInput, client: Queryable = getPool()): Promise<Entry> {
+  const lines = Array.isArray(input?.lines) ? input.lines : [];
+  const ids = [...new Set(lines.map((l) => l?.accountId).filter((id): id is string => typeof id === 'string'))];
+  const { rows } = await client.query<{ id: string; asset_code: string }>('SELECT id, asset_code FROM ledger_accounts WHERE id = ANY($1::text[])', [ids]);
+  const assetOf = new Map(rows.map((r) => [r.id, r.asset_code]));
+  for (const [i, l] of lines.entries()) {
+    const code = assetOf.get(l?.accountId);
+    const asset = code ? await getAsset(code) : null;
+    if (asset) parseRequestAmount(l.amount, asset, `/lines/${i}/amount`);
+  }
+  return postEntry(input, client);
 }
 
 /**

@@ -4,7 +4,7 @@ import { DomainError } from '../platform/errors';
 // 40 significant digits cover NUMERIC(38,18) exactly; decimal.js never rounds our sums.
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
 
-export type AmountErrorCode = 'INVALID_AMOUNT' | 'AMOUNT_PRECISION' | 'AMOUNT_NOT_POSITIVE';
+export type AmountErrorCode = 'INVALID_AMOUNT' | 'AMOUNT_PRECISION' | 'AMOUNT_NOT_POSITIVE' | 'AMOUNT_TOO_LARGE';
 
 export class AmountError extends Error {
   constructor(
@@ -18,20 +18,34 @@ export class AmountError extends Error {
 
 const AMOUNT_RE = /^\d+(\.\d+)?$/;
 const NEGATIVE_RE = /^-\d+(\.\d+)?$/;
-/** Ledger columns are NUMERIC(38,18): at most 20 integer digits. */
+/** What the ledger takes in one line (ledger__amount): at most 20 integer digits. */
 export const MAX_INTEGER_DIGITS = 20;
+
+/** What parseRequestAmount needs to know about the asset (domain/assets Asset has it all). */
+export interface AmountAsset {
+  code: string;
+  precision: number;
+  /** Largest amount one operation may move (assets.max_amount, ASSET_LIMITS). */
+  maxAmount: string;
+}
 
 /**
  * Validates a client-supplied amount for an asset of `precision` decimals and returns it in
  * canonical form at that scale ("1.5" -> "1.50" for USD). Only plain decimal strings are money:
  * numbers, exponents, signs, blanks and separators are refused, so nothing passes through a float.
- * Same rules as ledger__amount in the ledger migration.
+ * Same rules as ledger__amount in the ledger migration. With `max` (an asset's maximum per
+ * operation), anything larger is AMOUNT_TOO_LARGE, checked before precision and digit count so
+ * a huge amount gets that answer whatever its spelling.
  */
-export function parseAmount(value: unknown, precision: number): string {
+export function parseAmount(value: unknown, precision: number, max?: { amount: string; assetCode: string }): string {
   if (typeof value !== 'string') throw new AmountError('INVALID_AMOUNT', 'amount must be a decimal string');
   if (NEGATIVE_RE.test(value)) throw new AmountError('AMOUNT_NOT_POSITIVE', 'amount must be positive');
   if (!AMOUNT_RE.test(value)) throw new AmountError('INVALID_AMOUNT', 'amount must be a decimal string such as "10.50"');
   const [int, frac = ''] = value.split('.');
+  // The digit count first: decimal.js is then never asked to read a thousand-digit string.
+  if (max && (int.replace(/^0+/, '').length > MAX_INTEGER_DIGITS || new D(value).greaterThan(max.amount))) {
+    throw new AmountError('AMOUNT_TOO_LARGE', `amount is larger than the maximum of ${max.amount} ${max.assetCode} per operation`);
+  }
   if (int.replace(/^0+/, '').length > MAX_INTEGER_DIGITS) throw new AmountError('INVALID_AMOUNT', 'amount is too large');
   if (frac.length > precision) {
     throw new AmountError('AMOUNT_PRECISION', `amount has more than ${precision} decimal place${precision === 1 ? '' : 's'}`);
@@ -74,12 +88,14 @@ export function isZeroAmount(a: string): boolean {
 export { D as DecimalMoney };
 
 /**
- * parseAmount for request input: a refusal becomes a 422 DomainError pointing at the body field,
- * so every endpoint reports bad amounts the same way.
+ * The one parser for amounts in requests: syntax, the asset's maximum per operation (422
+ * AMOUNT_TOO_LARGE) and its precision (or a smaller one, e.g. a token's decimals). A refusal
+ * becomes a 422 DomainError pointing at the body field, so every endpoint reports bad amounts the
+ * same way. Every money-moving request passes its amount through here (docs/ledger.md).
  */
-export function parseRequestAmount(value: unknown, precision: number, pointer = '/amount'): string {
+export function parseRequestAmount(value: unknown, asset: AmountAsset, pointer = '/amount', precision = asset.precision): string {
   try {
-    return parseAmount(value, precision);
+    return parseAmount(value, precision, { amount: asset.maxAmount, assetCode: asset.code });
   } catch (err) {
     if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, pointer);
     throw err;

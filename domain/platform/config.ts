@@ -25,6 +25,52 @@ function list(name: string): string[] {
     .filter(Boolean);
 }
 
+export interface AssetLimitOverride {
+  maxAmount?: string;
+  maxBalance?: string;
+}
+
+/** Whether a plain decimal string is at most 10^exp (no floats involved). */
+function atMostPowerOfTen(value: string, exp: number): boolean {
+  const [int, frac = ''] = value.split('.');
+  const digits = int.replace(/^0+/, '');
+  if (digits.length !== exp + 1) return digits.length <= exp;
+  return digits === `1${'0'.repeat(exp)}` && /^0*$/.test(frac);
+}
+
+/**
+ * ASSET_LIMITS="USD:max_amount=1000000,max_balance=50000000;BTC:max_amount=100": per asset, the
+ * maximum amount per operation (at most 10^15) and the maximum balance per customer account (at
+ * most 10^20), overriding the assets table's defaults (docs/ledger.md, "Amount limits").
+ */
+function assetLimits(name: string): Record<string, AssetLimitOverride> {
+  const out: Record<string, AssetLimitOverride> = {};
+  const bad = (why: string): never => {
+    throw new Error(`Setting ${name} ${why}; expected e.g. "USD:max_amount=1000000,max_balance=50000000;BTC:max_amount=100"`);
+  };
+  for (const part of (process.env[name] ?? '').split(';').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9]{2,12})\s*:(.*)$/.exec(part);
+    if (!m) bad(`has "${part}" without an asset code and its limits`);
+    const code = m![1].toUpperCase();
+    const limits: AssetLimitOverride = (out[code] ??= {});
+    const pairs = m![2].split(',').map((s) => s.trim()).filter(Boolean);
+    if (pairs.length === 0) bad(`gives no limit for ${code}`);
+    for (const pair of pairs) {
+      const [k, v = ''] = pair.split('=').map((s) => s.trim());
+      if (k !== 'max_amount' && k !== 'max_balance') bad(`has unknown limit "${k}" for ${code} (max_amount or max_balance)`);
+      if (!/^\d{1,40}(\.\d{1,18})?$/.test(v) || /^[0.]+$/.test(v)) bad(`needs a positive decimal for ${code} ${k}, got "${v}"`);
+      if (k === 'max_amount') {
+        if (!atMostPowerOfTen(v, 15)) bad(`allows at most 10^15 for ${code} max_amount, got ${v}`);
+        limits.maxAmount = v;
+      } else {
+        if (!atMostPowerOfTen(v, 20)) bad(`allows at most 10^20 for ${code} max_balance, got ${v}`);
+        limits.maxBalance = v;
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * Every setting the platform reads, in one place (the README lists them).
  * Read lazily so tests and the start script can set the environment first.
@@ -67,6 +113,8 @@ export function loadConfig() {
     chainSignerPrivateKey: process.env.CHAIN_SIGNER_PRIVATE_KEY ?? '',
     // How long after an internal transfer was posted its recipient may still return it (POST /api/transactions/reverse); operators have no window.
     reversalWindowDays: int('REVERSAL_WINDOW_DAYS', 90),
+    // Operator overrides of the per-asset amount limits (assets.max_amount, assets.max_balance).
+    assetLimits: assetLimits('ASSET_LIMITS'),
   };
 }
 

@@ -153,7 +153,7 @@ export async function recordRailEvent(c: Queryable, p: RailPayment, status: stri
 export async function createRailPayment(input: CreateRailPaymentInput): Promise<RailPayment> {
   const asset = await getAsset(input.currency);
   if (!asset || asset.type !== 'fiat') throw new DomainError(422, 'UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
-  const amount = parseRequestAmount(input.amount, asset.precision);
+  const amount = parseRequestAmount(input.amount, asset);
   validateCreditor(input.creditor);
   const urgency = input.urgency ?? 'standard';
   let routing: RoutingDecision;

@@ -146,7 +146,7 @@ function statusRefusal(side: 'from' | 'to', status: string): TransferError | nul
 async function resolveParties(input: CreateTransferInput, client: Queryable, fromMemory = false): Promise<Parties> {
   const asset = await getAsset(input.assetCode);
   if (!asset) throw new TransferError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
-  const amount = parseRequestAmount(input.amount, asset.precision);
+  const amount = parseRequestAmount(input.amount, asset);
   if (input.fromAccountId === input.toAccountId) {
     throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
   }

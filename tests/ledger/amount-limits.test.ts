@@ -99,8 +99,9 @@ describe('shared totals cannot be overflowed by one customer', () => {
     const suspense = await systemAccount('sandbox', 'USD', 'suspense', 'near-limit');
     const spare = await systemAccount('sandbox', 'USD', 'suspense', 'elsewhere');
     expect(spare).not.toBe(suspense);
-    // A total at the edge of what the column holds (no realistic history gets here).
-    await getPool().query(`UPDATE ledger_accounts SET credits_posted = credits_posted + (10::numeric ^ 29) * 9.9 WHERE id = $1`, [suspense]);
+    // A total at the edge of what the column holds (no realistic history gets here); put back after.
+    const edge = '999999999990000000000000000000';
+    await getPool().query(`UPDATE ledger_accounts SET credits_posted = credits_posted + $2::numeric WHERE id = $1`, [suspense, edge]);
     const err = await postEntry({
       environment: 'sandbox',
       idempotencyKey: key('over'),
@@ -110,6 +111,7 @@ describe('shared totals cannot be overflowed by one customer', () => {
         { accountId: suspense, direction: 'credit', amount: '99999999999999999999' },
       ],
     }).catch((e: unknown) => e);
+    await getPool().query(`UPDATE ledger_accounts SET credits_posted = credits_posted - $2::numeric WHERE id = $1`, [suspense, edge]);
     expect(err).toBeInstanceOf(LedgerError);
     expect((err as LedgerError).code).toBe('AMOUNT_OUT_OF_RANGE');
     expect((err as LedgerError).status).toBe(422);
@@ -126,14 +128,17 @@ describe('shared totals cannot be overflowed by one customer', () => {
   });
 
   it('through the API an overflow is a 422 for that request, not a 500', async () => {
-    // Every GBP funding shard at the edge of its column.
-    await getPool().query(
-      `UPDATE ledger_accounts SET debits_posted = (10::numeric ^ 30) - 1, credits_posted = 0
-        WHERE environment = 'sandbox' AND asset_code = 'GBP' AND kind = 'funding'`,
-    );
-    const id = await openFundedAccount(t, t.headers, '0');
-    expectError(await deposit(id, '10.00', 'GBP'), 422, 'AMOUNT_OUT_OF_RANGE');
-    expect(await balance(t, t.headers, id, 'GBP')).toMatchObject({ total_balance: '0.00' });
+    // Every GBP funding shard at the edge of its column (put back after).
+    const edge = '999999999999999999999999999999';
+    const shards = `environment = 'sandbox' AND asset_code = 'GBP' AND kind = 'funding'`;
+    await getPool().query(`UPDATE ledger_accounts SET debits_posted = debits_posted + $1::numeric WHERE ${shards}`, [edge]);
+    try {
+      const id = await openFundedAccount(t, t.headers, '0');
+      expectError(await deposit(id, '10.00', 'GBP'), 422, 'AMOUNT_OUT_OF_RANGE');
+      expect((await balance(t, t.headers, id, 'GBP'))?.total_balance ?? '0.00').toBe('0.00');
+    } finally {
+      await getPool().query(`UPDATE ledger_accounts SET debits_posted = debits_posted - $1::numeric WHERE ${shards}`, [edge]);
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import {
   clientIdempotencyKey,
   getEntry,
   listLedgerAccounts,
-  postEntry,
+  postManualEntry,
   postPending,
   trialBalance,
   voidPending,
@@ -152,7 +152,7 @@ export default async function ledgerRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const p = principalOf(request);
       const b = request.body;
-      const entry = await postEntry({
+      const entry = await postManualEntry({
         environment: p.environment,
         idempotencyKey: request.idempotencyKey
           ? clientIdempotencyKey(p.userId, 'ledger-entry', request.idempotencyKey)
