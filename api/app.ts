@@ -8,7 +8,7 @@ import { registerErrorHandling } from './plugins/errors';
 import { purgeExpiredIdempotencyKeys, registerIdempotency } from './plugins/idempotency';
 import { registerOpenApi } from './plugins/openapi';
 import { registerRateLimit } from './plugins/rate-limit';
-import { registerValidation } from './plugins/validation';
+import { registerValidation, ROUTER_MAX_PARAM_LENGTH } from './plugins/validation';
 import { registerRoutes } from './routes';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -49,7 +49,8 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { allErrors: true } },
-    routerOptions: { ignoreTrailingSlash: true },
+    // Over-long ids reach the hooks and are refused there with the envelope (api/plugins/validation.ts).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: ROUTER_MAX_PARAM_LENGTH },
   });
 
   app.addHook('onRequest', async (request, reply) => {

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { MAX_PAGE } from './schemas';
 
 export interface PageParams {
   page: number;
@@ -6,8 +7,9 @@ export interface PageParams {
   offset: number;
 }
 
+/** Routes validate page against MAX_PAGE (api/schemas.ts paginationQuery); this clamp is the backstop. */
 export function pageParams(query: { page?: number; per_page?: number }): PageParams {
-  const page = Math.max(1, query.page ?? 1);
+  const page = Math.min(MAX_PAGE, Math.max(1, Math.trunc(query.page ?? 1)));
   const perPage = Math.min(100, Math.max(1, query.per_page ?? 20));
   return { page, perPage, offset: (page - 1) * perPage };
 }

@@ -101,8 +101,11 @@ export function paginatedEnvelope(item: Schema): Schema {
   };
 }
 
+/** page ≤ 1,000,000 and per_page ≤ 100 keep every offset (≤ 99,999,900) far inside bigint and JS safe integers. */
+export const MAX_PAGE = 1_000_000;
+
 export const paginationQuery: Schema = {
-  page: { type: 'integer', minimum: 1, default: 1 },
+  page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
   per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
 };
 

@@ -69,6 +69,8 @@ export function sendErrors(reply: FastifyReply, status: number, errors: ErrorObj
     .send({ data: null, errors, meta: { request_id: reply.request.id } });
 }
 
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
 /** Turns every failure into the envelope; nothing internal leaks from a 500. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
@@ -76,6 +78,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (err instanceof ApiError) {
       if (err.status >= 500) request.log.error({ err }, 'request failed');
       return sendErrors(reply, err.status, err.toErrorObjects(), err.headers);
+    }
+    // Backstop for text PostgreSQL cannot store (the null character, checked earlier by the
+    // validation layer): SQLSTATE 22021 character_not_in_repertoire, 22P05 untranslatable_character.
+    const sqlState = (raw as { code?: unknown })?.code;
+    if (sqlState === '22021' || sqlState === '22P05') {
+      return sendErrors(reply, 422, [
+        { status: '422', code: 'VALIDATION_ERROR', title: titleFor(422), detail: 'The request contains text that cannot be stored (such as the null character U+0000)' },
+      ]);
     }
     const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
     if (fe.validation) {
@@ -120,9 +130,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
     ]);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendErrors(reply, 404, [
-      { status: '404', code: 'ROUTE_NOT_FOUND', title: titleFor(404), detail: `No route ${request.method} ${request.url.split('?')[0]}` },
-    ]),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    // A known path called with a method it does not have: 405 with the methods it does have.
+    const allowed = HTTP_METHODS.filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      return sendErrors(
+        reply,
+        405,
+        [{ status: '405', code: 'METHOD_NOT_ALLOWED', title: titleFor(405), detail: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}` }],
+        { allow: allowed.join(', ') },
+      );
+    }
+    return sendErrors(reply, 404, [{ status: '404', code: 'ROUTE_NOT_FOUND', title: titleFor(404), detail: `No route ${request.method} ${path}` }]);
+  });
 }
