@@ -6,7 +6,8 @@ import { ApiError, notFound } from '../../errors';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
 
-const userSchema = {
+/** A user as the API shows it (toPublicUser); shared with the operator routes. */
+export const userSchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },

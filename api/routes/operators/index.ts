@@ -4,17 +4,7 @@ import { getUser, toPublicUser } from '../../../domain/auth/users';
 import { notFound } from '../../errors';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-
-const userSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    email: { type: 'string' },
-    is_admin: { type: 'boolean' },
-    created_at: { type: 'string' },
-  },
-};
+import { userSchema } from '../auth';
 
 export default async function operatorRoutes(app: FastifyInstance) {
   app.post<{ Body: { token: string } }>(
