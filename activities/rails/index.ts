@@ -93,7 +93,7 @@ export function createRailActivities() {
         const p = await lockRailPayment(c, paymentId);
         if (p.status !== 'pending') return;
         const { rows } = await c.query<{ status: string }>('SELECT status FROM accounts WHERE id = $1', [p.accountId]);
-        if (rows[0]?.status !== 'active') businessFailure(new DomainError(422, `ACCOUNT_${String(rows[0]?.status).toUpperCase()}`, `The account is ${rows[0]?.status}`));
+        if (rows[0]?.status !== 'active') businessFailure(new DomainError(`ACCOUNT_${String(rows[0]?.status).toUpperCase()}`, `The account is ${rows[0]?.status}`));
         await recordRailEvent(c, p, 'validated');
       });
     },

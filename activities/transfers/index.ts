@@ -43,8 +43,8 @@ export function createTransferActivities() {
         ]);
         const from = rows.find((r) => r.id === t.fromAccountId)!;
         const to = rows.find((r) => r.id === t.toAccountId)!;
-        if (from.status !== 'active') businessFailure(new TransferError(422, `ACCOUNT_${from.status.toUpperCase()}`, `The source account is ${from.status}`));
-        if (to.status === 'closed') businessFailure(new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed'));
+        if (from.status !== 'active') businessFailure(new TransferError(`ACCOUNT_${from.status.toUpperCase()}`, `The source account is ${from.status}`));
+        if (to.status === 'closed') businessFailure(new TransferError('DESTINATION_CLOSED', 'The destination account is closed'));
         await stepCompleted(c, t, 'validate');
       });
     },

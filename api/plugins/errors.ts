@@ -4,11 +4,12 @@ import { LedgerError } from '../../domain/ledger';
 import { amountOutOfRangeError, NUMERIC_OUT_OF_RANGE } from '../../domain/ledger/errors';
 import { AmountError } from '../../domain/money/amount';
 import { DomainError } from '../../domain/platform/errors';
+import { statusForCode } from '../error-status';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
 
 /** Business-logic refusals become envelope errors without every route catching them. */
 function fromDomain(err: unknown): ApiError | undefined {
-  if (err instanceof DomainError) return new ApiError(err.status, err.code, err.message, err.pointer ? { source: { pointer: err.pointer } } : {});
+  if (err instanceof DomainError) return new ApiError(statusForCode(err.code), err.code, err.message, err.pointer ? { source: { pointer: err.pointer } } : {});
   if (err instanceof LedgerError) return new ApiError(err.status === 409 && err.code !== 'IDEMPOTENCY_CONFLICT' ? 422 : err.status, err.code, err.message);
   if (err instanceof AccountError) return new ApiError(err.status === 409 ? 422 : err.status, err.code, err.message);
   if (err instanceof AmountError) return new ApiError(422, err.code, err.message, { source: { pointer: '/amount' } });

@@ -78,9 +78,7 @@ export interface AchFileRequest {
  */
 export async function requestAchFile(p: Principal, req: AchFileRequest, now: Date): Promise<AchFile> {
   if (!p.isAdmin && (req.entries !== undefined || req.transmit)) {
-    throw new DomainError(
-      403,
-      'ADMIN_REQUIRED',
+    throw new DomainError('ADMIN_REQUIRED',
       'Building ACH files from entries and transmitting files are platform operator actions; ACH payments (POST /api/v1/payment-rails/payments) ' +
         'go out in the scheduled file. Without entries and transmit you get a preview of your own queued payments.',
       req.entries !== undefined ? '/entries' : '/transmit',
@@ -101,7 +99,7 @@ async function queuedPayments(c: Queryable, environment: Environment, userId: st
        AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at, id${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     [environment, userId],
   );
-  if (rows.length === 0) throw new DomainError(422, 'NO_PENDING_ACH_PAYMENTS', 'There are no submitted ACH payments waiting for a file', '');
+  if (rows.length === 0) throw new DomainError('NO_PENDING_ACH_PAYMENTS', 'There are no submitted ACH payments waiting for a file', '');
   return rows;
 }
 

@@ -87,10 +87,10 @@ export function isValidRoutingNumber(rn: string): boolean {
 /** "12.34" -> 1234n; refuses more than 2 decimals or more than 10 digits of cents. */
 export function toCents(amount: string): bigint {
   const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(amount);
-  if (!m) throw new DomainError(422, 'INVALID_AMOUNT', `ACH amount ${amount} must be a decimal with at most 2 places`);
+  if (!m) throw new DomainError('INVALID_AMOUNT', `ACH amount ${amount} must be a decimal with at most 2 places`);
   const cents = BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
-  if (cents <= 0n) throw new DomainError(422, 'AMOUNT_NOT_POSITIVE', 'ACH amount must be positive');
-  if (cents > 9_999_999_999n) throw new DomainError(422, 'AMOUNT_TOO_LARGE', 'ACH amount exceeds the 10-digit NACHA amount field');
+  if (cents <= 0n) throw new DomainError('AMOUNT_NOT_POSITIVE', 'ACH amount must be positive');
+  if (cents > 9_999_999_999n) throw new DomainError('AMOUNT_TOO_LARGE', 'ACH amount exceeds the 10-digit NACHA amount field');
   return cents;
 }
 
@@ -113,7 +113,7 @@ function hash10(sum: bigint): string {
 
 /** Builds the file; returns the text (records joined by \n, with a final \n) and its totals. */
 export function buildNachaFile(input: NachaFileInput): { content: string; summary: NachaSummary } {
-  if (!/^\d{8}$/.test(input.odfi_id)) throw new DomainError(422, 'VALIDATION_ERROR', 'odfi_id must be 8 digits');
+  if (!/^\d{8}$/.test(input.odfi_id)) throw new DomainError('VALIDATION_ERROR', 'odfi_id must be 8 digits');
   const records: string[] = [];
   const utc = input.created_at.toISOString();
   const fileDate = utc.slice(2, 4) + utc.slice(5, 7) + utc.slice(8, 10);
@@ -143,7 +143,7 @@ export function buildNachaFile(input: NachaFileInput): { content: string; summar
     const body: string[] = [];
     for (const e of b.entries) {
       if (!isValidRoutingNumber(e.routing_number)) {
-        throw new DomainError(422, 'INVALID_ROUTING_NUMBER', `routing number ${e.routing_number} fails the ABA check digit`);
+        throw new DomainError('INVALID_ROUTING_NUMBER', `routing number ${e.routing_number} fails the ABA check digit`);
       }
       const cents = toCents(e.amount);
       if (CREDIT_CODES.has(e.transaction_code)) credit += cents;
@@ -240,7 +240,7 @@ export interface ParsedNachaFile {
   batches: Array<{ service_class_code: string; company_name: string; company_id: string; sec_code: string; effective_date: string; entries: ParsedEntry[] }>;
 }
 
-const bad = (detail: string) => new DomainError(422, 'INVALID_NACHA_FILE', detail, '');
+const bad = (detail: string) => new DomainError('INVALID_NACHA_FILE', detail, '');
 
 /** Parses a NACHA file (LF, CRLF or unbroken 94-character records); checks record lengths and controls. */
 export function parseNachaFile(text: string): ParsedNachaFile {

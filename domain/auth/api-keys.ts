@@ -224,18 +224,18 @@ async function boundByCallerKey(
   if (caller.ipAllowlist.length > 0) {
     if (explicit && wanted.ipAllowlist === undefined) ipAllowlist = caller.ipAllowlist;
     if (ipAllowlist.length === 0) {
-      throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `This key is limited to an IP allow-list; it cannot ${verb} no allow-list`, '/ip_allowlist');
+      throw new DomainError('INSUFFICIENT_PERMISSIONS', `This key is limited to an IP allow-list; it cannot ${verb} no allow-list`, '/ip_allowlist');
     }
     ipAllowlist.forEach((entry, i) => {
       if (!caller.ipAllowlist.some((own) => cidrWithin(entry, own))) {
-        throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `"${entry}" is outside this key's IP allow-list`, `/ip_allowlist/${i}`);
+        throw new DomainError('INSUFFICIENT_PERMISSIONS', `"${entry}" is outside this key's IP allow-list`, `/ip_allowlist/${i}`);
       }
     });
   }
   if (caller.expiresAt) {
     if (explicit && wanted.expiresAt == null) expiresAt = caller.expiresAt;
     if (!expiresAt || expiresAt > caller.expiresAt) {
-      throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `This key expires at ${caller.expiresAt.toISOString()}; it cannot ${verb} a later expiry`, '/expires_at');
+      throw new DomainError('INSUFFICIENT_PERMISSIONS', `This key expires at ${caller.expiresAt.toISOString()}; it cannot ${verb} a later expiry`, '/expires_at');
     }
   }
   return { ipAllowlist, expiresAt };
@@ -245,11 +245,11 @@ const inScope = (scope: KeyScope) => ({ userId: scope.userId, environment: { in:
 
 function assertGrantable(scope: KeyScope, environment: Environment, permissions: string[]): void {
   if (!scope.environments.includes(environment)) {
-    throw new DomainError(403, 'ENVIRONMENT_MISMATCH', `A ${scope.environments.join('/')} key cannot manage ${environment} keys`, '/environment');
+    throw new DomainError('ENVIRONMENT_NOT_PERMITTED', `A ${scope.environments.join('/')} key cannot manage ${environment} keys`, '/environment');
   }
   const extra = permissions.filter((x) => !scope.permissions.includes(x as Permission));
   if (extra.length) {
-    throw new DomainError(403, 'INSUFFICIENT_PERMISSIONS', `Cannot grant permissions this key lacks: ${extra.join(', ')}`, '/permissions');
+    throw new DomainError('INSUFFICIENT_PERMISSIONS', `Cannot grant permissions this key lacks: ${extra.join(', ')}`, '/permissions');
   }
 }
 
@@ -267,9 +267,7 @@ async function assertRoomForKey(tx: Queryable, userId: string): Promise<void> {
     [userId],
   );
   if (rows[0].n >= max) {
-    throw new DomainError(
-      422,
-      'API_KEY_LIMIT_REACHED',
+    throw new DomainError('API_KEY_LIMIT_REACHED',
       `A user may hold at most ${max} active API keys; revoke one first (rotation without a grace period is always possible)`,
     );
   }
@@ -290,10 +288,10 @@ export async function issueApiKey(scope: KeyScope, defaultEnvironment: Environme
   const permissions = input.permissions ?? ['read', 'write'];
   assertGrantable(scope, environment, permissions);
   (input.ipAllowlist ?? []).forEach((entry, i) => {
-    if (!parseCidr(entry)) throw new DomainError(422, 'VALIDATION_ERROR', `"${entry}" is not an IP address or CIDR range`, `/ip_allowlist/${i}`);
+    if (!parseCidr(entry)) throw new DomainError('VALIDATION_ERROR', `"${entry}" is not an IP address or CIDR range`, `/ip_allowlist/${i}`);
   });
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-    throw new DomainError(422, 'VALIDATION_ERROR', 'expires_at must be in the future', '/expires_at');
+    throw new DomainError('VALIDATION_ERROR', 'expires_at must be in the future', '/expires_at');
   }
   const bounded = await boundByCallerKey(scope, input, true);
   return withTransaction(async (tx) => {

@@ -62,12 +62,12 @@ No platform operator exists yet. To become the first one, register and log in, t
 }
 
 const invalidToken = () =>
-  new DomainError(403, 'INVALID_BOOTSTRAP_TOKEN', 'The bootstrap token is not valid, already used or expired, or an operator already exists', '/token');
+  new DomainError('INVALID_BOOTSTRAP_TOKEN', 'The bootstrap token is not valid, already used or expired, or an operator already exists', '/token');
 
 /** Makes the caller (a login session) the first operator if the token is valid and unused. */
 export async function redeemBootstrapToken(p: Principal, token: string): Promise<{ userId: string }> {
   if (p.kind !== 'session') {
-    throw new DomainError(403, 'LOGIN_SESSION_REQUIRED', 'Redeem the bootstrap token with a login access token, not an API key');
+    throw new DomainError('LOGIN_SESSION_REQUIRED', 'Redeem the bootstrap token with a login access token, not an API key');
   }
   return withTransaction(async (tx) => {
     await lockOperators(tx);

@@ -33,13 +33,13 @@ export interface CashMovement {
  */
 export async function moveCash(kind: 'deposit' | 'withdrawal', input: CashMovementInput): Promise<CashMovement> {
   const asset = await getAsset(input.assetCode);
-  if (!asset) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
+  if (!asset) throw new DomainError('UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
   const amount = parseRequestAmount(input.amount, asset);
   return withTransaction(async (c) => {
     const account = await getAccount(input.userId, input.environment, input.accountId, c);
-    if (!account) throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`);
-    if (account.status === 'closed') throw new DomainError(422, 'ACCOUNT_CLOSED', 'The account is closed');
-    if (kind === 'withdrawal' && account.status === 'frozen') throw new DomainError(422, 'ACCOUNT_FROZEN', 'The account is frozen');
+    if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`);
+    if (account.status === 'closed') throw new DomainError('ACCOUNT_CLOSED', 'The account is closed');
+    if (kind === 'withdrawal' && account.status === 'frozen') throw new DomainError('ACCOUNT_FROZEN', 'The account is frozen');
     const idempotencyKey = input.idempotencyKey
       ? clientIdempotencyKey(input.userId, `${kind}:${input.accountId}`, input.idempotencyKey)
       : `${kind}:${newId('op')}`;
@@ -63,7 +63,7 @@ export async function moveCash(kind: 'deposit' | 'withdrawal', input: CashMoveme
       },
       c,
     ).catch((err) => {
-      if (err instanceof LedgerError) throw new DomainError(err.code === 'IDEMPOTENCY_CONFLICT' ? 409 : 422, err.code, err.message);
+      if (err instanceof LedgerError) throw new DomainError(err.code, err.message);
       throw err;
     });
     const line = entry.lines.find((l) => l.accountId === customer)!;

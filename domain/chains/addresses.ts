@@ -17,7 +17,7 @@ const base58check = createBase58check(sha256);
 const utf8 = new TextEncoder();
 
 function invalid(chain: string, message: string, pointer: string): never {
-  throw new DomainError(422, 'INVALID_ADDRESS', `Invalid ${chain} address: ${message}`, pointer);
+  throw new DomainError('INVALID_ADDRESS', `Invalid ${chain} address: ${message}`, pointer);
 }
 
 /** EIP-55 mixed-case checksum encoding of a 20-byte hex address (with or without 0x). */

@@ -20,7 +20,7 @@ export function bookChain(assetCode: string, chain: string | null | undefined, p
   const c = getChain(chain, pointer);
   const asset = assetCode.toUpperCase();
   if (homeChain(asset) === c.id) return '';
-  if (!tokenForAsset(c.id, asset)) throw new DomainError(422, 'UNKNOWN_TOKEN', `${asset} does not exist on ${c.id}`, pointer);
+  if (!tokenForAsset(c.id, asset)) throw new DomainError('UNKNOWN_TOKEN', `${asset} does not exist on ${c.id}`, pointer);
   return c.id;
 }
 
@@ -112,8 +112,8 @@ export async function payingAccountCandidates(
     [input.userId, input.environment, input.accountId ?? null, asset, asset ? bookChain(asset, input.chain) : ''],
   );
   if (input.accountId) {
-    if (!rows[0]) throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
-    if (rows[0].status !== 'active') throw new DomainError(422, `ACCOUNT_${rows[0].status.toUpperCase()}`, `The account is ${rows[0].status}`, '/account_id');
+    if (!rows[0]) throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
+    if (rows[0].status !== 'active') throw new DomainError(`ACCOUNT_${rows[0].status.toUpperCase()}`, `The account is ${rows[0].status}`, '/account_id');
   }
   return rows.filter((r) => r.status === 'active').map((r) => ({ accountId: r.id, available: r.available }));
 }

@@ -73,7 +73,7 @@ export class ViemChainAdapter implements ChainAdapter {
   private evm(chainId: string): { chain: ChainInfo; viemChain: Chain; client: PublicClient; url: string } {
     const chain = getChain(chainId);
     const viemChain = VIEM_CHAINS[chain.id];
-    if (!viemChain) throw new DomainError(422, 'CHAIN_NOT_SUPPORTED', `${chain.id} is not served by the production EVM adapter`, '/chain');
+    if (!viemChain) throw new DomainError('CHAIN_NOT_SUPPORTED', `${chain.id} is not served by the production EVM adapter`, '/chain');
     const url = this.rpcUrls[chain.id];
     if (!url) throw new ChainNotConfigured(`No RPC URL for ${chain.id} in CHAIN_RPC_URLS`);
     let client = this.clients.get(chain.id);
@@ -107,7 +107,7 @@ export class ViemChainAdapter implements ChainAdapter {
     const to = validateAddress(chain.id, req.to, '/to') as Hex;
     const gasPrice = await client.getGasPrice();
     if (req.maxGasPriceGwei !== undefined && new DecimalMoney(formatGwei(gasPrice)).greaterThan(req.maxGasPriceGwei)) {
-      throw new DomainError(422, 'GAS_PRICE_ABOVE_LIMIT', `${chain.id} gas price is ${formatGwei(gasPrice)} gwei, above the limit of ${req.maxGasPriceGwei}`, '/max_gas_price_gwei');
+      throw new DomainError('GAS_PRICE_ABOVE_LIMIT', `${chain.id} gas price is ${formatGwei(gasPrice)} gwei, above the limit of ${req.maxGasPriceGwei}`, '/max_gas_price_gwei');
     }
     let call: { to: Hex; value: bigint; data?: Hex };
     if (req.kind === 'transfer') {
@@ -118,7 +118,7 @@ export class ViemChainAdapter implements ChainAdapter {
     } else {
       const calldata = req.data?.calldata;
       if (typeof calldata !== 'string' || !/^0x[0-9a-fA-F]*$/.test(calldata)) {
-        throw new DomainError(422, 'INVALID_TRANSACTION', `${req.kind} needs the protocol call in data.calldata`, '/data/calldata');
+        throw new DomainError('INVALID_TRANSACTION', `${req.kind} needs the protocol call in data.calldata`, '/data/calldata');
       }
       const value = typeof req.data?.value === 'string' ? parseUnits(req.data.value, chain.nativeToken.decimals) : 0n;
       call = { to, value, data: calldata as Hex };

@@ -154,7 +154,7 @@ export function findChain(id: unknown): ChainInfo | null {
 /** The chain, or a 422 UNKNOWN_CHAIN pointing at the request field. */
 export function getChain(id: unknown, pointer = '/chain'): ChainInfo {
   const c = findChain(id);
-  if (!c) throw new DomainError(422, 'UNKNOWN_CHAIN', `Unknown chain ${JSON.stringify(id)}; supported: ${CHAINS.map((x) => x.id).join(', ')}`, pointer);
+  if (!c) throw new DomainError('UNKNOWN_CHAIN', `Unknown chain ${JSON.stringify(id)}; supported: ${CHAINS.map((x) => x.id).join(', ')}`, pointer);
   return c;
 }
 
@@ -172,9 +172,7 @@ export function getToken(chain: unknown, symbol: unknown, pointer = '/token', ch
   const c = getChain(chain, chainPointer);
   const tok = findToken(c.id, symbol);
   if (!tok) {
-    throw new DomainError(
-      422,
-      'UNKNOWN_TOKEN',
+    throw new DomainError('UNKNOWN_TOKEN',
       `Token ${JSON.stringify(symbol)} is not supported on ${c.id}; supported: ${(TOKENS[c.id] ?? []).map((x) => x.symbol).join(', ')}`,
       pointer,
     );

@@ -156,7 +156,7 @@ function view(r: Row, at: Date): ChainTx {
 }
 
 function invalid(code: string, message: string, pointer?: string): never {
-  throw new DomainError(422, code, message, pointer);
+  throw new DomainError(code, message, pointer);
 }
 
 export class SandboxChainAdapter implements ChainAdapter {
@@ -197,13 +197,13 @@ export class SandboxChainAdapter implements ChainAdapter {
     const existing = await db.query<Row>('SELECT * FROM chain_transactions WHERE idempotency_key = $1', [req.idempotencyKey]);
     if (existing.rows[0]) {
       if (existing.rows[0].hash !== hash) {
-        throw new DomainError(409, 'IDEMPOTENCY_CONFLICT', `transaction key ${req.idempotencyKey} was used for a different transaction`);
+        throw new DomainError('IDEMPOTENCY_CONFLICT', `transaction key ${req.idempotencyKey} was used for a different transaction`);
       }
       return view(existing.rows[0], at);
     }
     const gasPrice = sandboxGasPrice(chain.id, at);
     if (req.maxGasPriceGwei !== undefined && new DecimalMoney(gasPrice).greaterThan(req.maxGasPriceGwei)) {
-      throw new DomainError(422, 'GAS_PRICE_ABOVE_LIMIT', `${chain.id} gas price is ${gasPrice} ${chain.gasUnit}, above the limit of ${req.maxGasPriceGwei}`, '/max_gas_price_gwei');
+      throw new DomainError('GAS_PRICE_ABOVE_LIMIT', `${chain.id} gas price is ${gasPrice} ${chain.gasUnit}, above the limit of ${req.maxGasPriceGwei}`, '/max_gas_price_gwei');
     }
     const outcome = flag === 'revert' ? 'revert' : flag === 'drop' ? 'drop' : 'ok';
     const submitBlock = sandboxBlockAt(chain.id, at);
@@ -233,7 +233,7 @@ export class SandboxChainAdapter implements ChainAdapter {
     );
     // A concurrent call with the same key may have won: answer with what is stored.
     const { rows } = await db.query<Row>('SELECT * FROM chain_transactions WHERE idempotency_key = $1', [req.idempotencyKey]);
-    if (rows[0].hash !== hash) throw new DomainError(409, 'IDEMPOTENCY_CONFLICT', `transaction key ${req.idempotencyKey} was used for a different transaction`);
+    if (rows[0].hash !== hash) throw new DomainError('IDEMPOTENCY_CONFLICT', `transaction key ${req.idempotencyKey} was used for a different transaction`);
     return view(rows[0], at);
   }
 

@@ -153,7 +153,7 @@ export const PROTOCOLS: Readonly<Record<BridgeProtocolId, BridgeProtocol>> = {
 
 export function getProtocol(id: unknown, pointer = '/protocol'): BridgeProtocol {
   const p = typeof id === 'string' ? PROTOCOLS[id.trim().toLowerCase() as BridgeProtocolId] : undefined;
-  if (!p) throw new DomainError(422, 'UNKNOWN_BRIDGE_PROTOCOL', `protocol must be one of ${BRIDGE_PROTOCOLS.join(', ')}`, pointer);
+  if (!p) throw new DomainError('UNKNOWN_BRIDGE_PROTOCOL', `protocol must be one of ${BRIDGE_PROTOCOLS.join(', ')}`, pointer);
   return p;
 }
 
@@ -180,13 +180,13 @@ export async function resolveRoute(sourceChain: unknown, destinationChain: unkno
   const source = getChain(sourceChain, ptr.source);
   const destination = getChain(destinationChain, ptr.destination);
   const sourceToken = getToken(source.id, token, ptr.token, ptr.source);
-  if (source.id === destination.id) throw new DomainError(422, 'SAME_CHAIN', 'source and destination chain are the same', ptr.destination);
+  if (source.id === destination.id) throw new DomainError('SAME_CHAIN', 'source and destination chain are the same', ptr.destination);
   const destinationToken = tokenForAsset(destination.id, sourceToken.assetCode);
   if (!destinationToken) {
-    throw new DomainError(422, 'UNSUPPORTED_ROUTE', `${sourceToken.symbol} (${sourceToken.assetCode}) does not exist on ${destination.id}`, ptr.destination);
+    throw new DomainError('UNSUPPORTED_ROUTE', `${sourceToken.symbol} (${sourceToken.assetCode}) does not exist on ${destination.id}`, ptr.destination);
   }
   const asset = await getAsset(sourceToken.assetCode);
-  if (!asset) throw new DomainError(422, 'UNKNOWN_TOKEN', `${sourceToken.assetCode} is not an asset of the platform`, ptr.token);
+  if (!asset) throw new DomainError('UNKNOWN_TOKEN', `${sourceToken.assetCode} is not an asset of the platform`, ptr.token);
   return { source, destination, sourceToken, destinationToken, assetCode: asset.code, precision: asset.precision, maxAmount: asset.maxAmount };
 }
 
@@ -295,7 +295,7 @@ export interface ProtocolFeeRow {
 export async function compareProtocols(route: BridgeRoute, amountInput: unknown, client: Queryable = getPool()): Promise<{ amount: string; rows: ProtocolFeeRow[] }> {
   const amount = parseRequestAmount(amountInput, { code: route.assetCode, precision: route.precision, maxAmount: route.maxAmount }, '/amount', sourcePlaces(route));
   const rate = (await latestRates(client)).get(route.assetCode);
-  if (!rate) throw new DomainError(422, 'NO_RATE', `no USD rate for ${route.assetCode}`, '/token');
+  if (!rate) throw new DomainError('NO_RATE', `no USD rate for ${route.assetCode}`, '/token');
   const rows: ProtocolFeeRow[] = BRIDGE_PROTOCOLS.map((id) => {
     const p = PROTOCOLS[id];
     const refusal = routeRefusal(p, route);

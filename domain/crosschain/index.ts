@@ -126,16 +126,14 @@ export async function createBridgeQuote(input: QuoteInput): Promise<BridgeQuote>
   const chosen = preferred ? rows.find((r) => r.protocol === preferred.id)! : rows[0];
   if (!chosen.offer) {
     const served = rows.filter((r) => r.offer).map((r) => r.protocol);
-    throw new DomainError(
-      422,
-      'UNSUPPORTED_ROUTE',
+    throw new DomainError('UNSUPPORTED_ROUTE',
       `${chosen.reason}${served.length ? `; this route is served by ${served.join(', ')}` : `; no bridge serves ${route.source.id} -> ${route.destination.id} for ${route.assetCode}`}`,
       preferred ? ptr : '/destination_chain',
     );
   }
   if (!chosen.supported) {
     const bad = amountRefusal(chosen.offer)!;
-    throw new DomainError(422, bad.code, bad.message, '/amount');
+    throw new DomainError(bad.code, bad.message, '/amount');
   }
   const alternatives = rows
     .filter((r) => r.supported && r.protocol !== chosen.protocol)
@@ -415,7 +413,7 @@ const SLIPPAGE_MAX = 0.5;
 export async function initiateBridgeTransfer(input: InitiateInput): Promise<BridgeTransfer> {
   const slippage = input.slippageTolerance ?? 0.005;
   if (typeof slippage !== 'number' || !Number.isFinite(slippage) || slippage < 0 || slippage > SLIPPAGE_MAX) {
-    throw new DomainError(422, 'INVALID_SLIPPAGE', `slippage_tolerance must be a fraction between 0 and ${SLIPPAGE_MAX}`, '/slippage_tolerance');
+    throw new DomainError('INVALID_SLIPPAGE', `slippage_tolerance must be a fraction between 0 and ${SLIPPAGE_MAX}`, '/slippage_tolerance');
   }
   return withTransaction(async (c) => {
     const { rows: qr } = await c.query<QuoteRow>(
@@ -424,17 +422,17 @@ export async function initiateBridgeTransfer(input: InitiateInput): Promise<Brid
     );
     // Another user's quote does not exist for the caller.
     if (!qr[0] || qr[0].user_id !== input.userId || qr[0].environment !== input.environment) {
-      throw new DomainError(422, 'QUOTE_NOT_FOUND', `quote ${input.quoteId} not found`, '/quote_id');
+      throw new DomainError('QUOTE_NOT_FOUND', `quote ${input.quoteId} not found`, '/quote_id');
     }
     const q = toQuote(qr[0]);
-    if (q.usedAt) throw new DomainError(422, 'QUOTE_ALREADY_USED', `quote ${q.id} was already used`, '/quote_id');
-    if (q.expiresAt.getTime() <= input.now.getTime()) throw new DomainError(422, 'QUOTE_EXPIRED', `quote ${q.id} expired at ${q.expiresAt.toISOString()}`, '/quote_id');
+    if (q.usedAt) throw new DomainError('QUOTE_ALREADY_USED', `quote ${q.id} was already used`, '/quote_id');
+    if (q.expiresAt.getTime() <= input.now.getTime()) throw new DomainError('QUOTE_EXPIRED', `quote ${q.id} expired at ${q.expiresAt.toISOString()}`, '/quote_id');
     const deadlineMinutes = input.deadlineMinutes ?? Math.max(60, Math.ceil((q.estimatedDurationSeconds * 3) / 60));
     if (!Number.isInteger(deadlineMinutes) || deadlineMinutes < 1 || deadlineMinutes > 7 * 24 * 60) {
-      throw new DomainError(422, 'INVALID_DEADLINE', 'deadline_minutes must be an integer from 1 to 10080', '/deadline_minutes');
+      throw new DomainError('INVALID_DEADLINE', 'deadline_minutes must be an integer from 1 to 10080', '/deadline_minutes');
     }
     if (deadlineMinutes * 60 < q.estimatedDurationSeconds) {
-      throw new DomainError(422, 'DEADLINE_TOO_SHORT', `${q.protocol} needs about ${q.estimatedDurationSeconds} s on this route; deadline_minutes is shorter`, '/deadline_minutes');
+      throw new DomainError('DEADLINE_TOO_SHORT', `${q.protocol} needs about ${q.estimatedDurationSeconds} s on this route; deadline_minutes is shorter`, '/deadline_minutes');
     }
 
     const candidates = await payingAccountCandidates(
@@ -443,9 +441,7 @@ export async function initiateBridgeTransfer(input: InitiateInput): Promise<Brid
     );
     const funded = candidates.find((a) => new DecimalMoney(a.available ?? '0').gte(q.amount));
     if (!funded) {
-      throw new DomainError(
-        422,
-        'INSUFFICIENT_FUNDS',
+      throw new DomainError('INSUFFICIENT_FUNDS',
         `${input.accountId ? `account ${input.accountId} does not hold` : 'no account of yours holds'} ${q.amount} ${q.token} available on ${q.sourceChain}`,
         '/amount',
       );
@@ -455,7 +451,7 @@ export async function initiateBridgeTransfer(input: InitiateInput): Promise<Brid
     const recipient = validateAddress(q.destinationChain, input.recipientAddress ?? custodyAddress(accountId, q.destinationChain), '/recipient_address');
 
     const used = await c.query('UPDATE bridge_quotes SET used_at = $2 WHERE id = $1 AND used_at IS NULL', [q.id, input.now]);
-    if (used.rowCount === 0) throw new DomainError(422, 'QUOTE_ALREADY_USED', `quote ${q.id} was already used`, '/quote_id');
+    if (used.rowCount === 0) throw new DomainError('QUOTE_ALREADY_USED', `quote ${q.id} was already used`, '/quote_id');
     const precision = qr[0].precision;
     const minReceive = new DecimalMoney(q.receiveAmount).times(new DecimalMoney(1).minus(slippage)).toDecimalPlaces(precision, DecimalMoney.ROUND_DOWN).toFixed(precision);
     const id = newId('btx');
@@ -516,7 +512,7 @@ export async function bridgeHistory(id: string, client: Queryable = getPool()): 
 
 export async function lockBridgeTransfer(c: pg.PoolClient, id: string): Promise<BridgeTransfer> {
   const { rows } = await c.query<TransferRow>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id]);
-  if (!rows[0]) throw new DomainError(404, 'BRIDGE_TRANSFER_NOT_FOUND', `bridge transfer ${id} not found`);
+  if (!rows[0]) throw new DomainError('BRIDGE_TRANSFER_NOT_FOUND', `bridge transfer ${id} not found`);
   return toTransfer(rows[0]);
 }
 

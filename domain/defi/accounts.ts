@@ -42,7 +42,7 @@ export async function resolveAccount(
   c: Queryable = getPool(),
 ): Promise<{ accountId: string; available: string | null }> {
   const active = await payingAccountCandidates(input, c);
-  if (active.length === 0) throw new DomainError(422, 'NO_ACCOUNT', 'Open an account first: the operation needs an active account to book the tokens on', '/account_id');
+  if (active.length === 0) throw new DomainError('NO_ACCOUNT', 'Open an account first: the operation needs an active account to book the tokens on', '/account_id');
   const needed = input.needed;
   return (needed && active.find((a) => a.available !== null && new D(a.available).gte(needed))) || active[0];
 }

@@ -111,9 +111,9 @@ export async function createCrosschainSwap(input: CrosschainSwapInput): Promise<
     const withOffer = rows.find((r) => r.offer);
     if (withOffer) {
       const bad = amountRefusal(withOffer.offer!)!;
-      throw new DomainError(422, bad.code, bad.message, '/amount');
+      throw new DomainError(bad.code, bad.message, '/amount');
     }
-    throw new DomainError(422, 'UNSUPPORTED_ROUTE', `no bridge carries ${route.assetCode} from ${route.source.id} to ${route.destination.id}`, '/destination_chain');
+    throw new DomainError('UNSUPPORTED_ROUTE', `no bridge carries ${route.assetCode} from ${route.source.id} to ${route.destination.id}`, '/destination_chain');
   }
   getToken(route.destination.id, input.toToken, '/to_token', '/destination_chain');
   // The swap leg must be possible for what the bridge would deliver (priced again after the bridge).
@@ -127,11 +127,11 @@ export async function createCrosschainSwap(input: CrosschainSwapInput): Promise<
     pointers: { chain: '/destination_chain', tokenIn: '/from_token', tokenOut: '/to_token', amount: '/amount' },
   });
   if (input.sandboxOutcome && input.environment !== 'sandbox') {
-    throw new DomainError(422, 'SANDBOX_ONLY', 'sandbox_outcome is only accepted with sandbox keys', '/sandbox_outcome');
+    throw new DomainError('SANDBOX_ONLY', 'sandbox_outcome is only accepted with sandbox keys', '/sandbox_outcome');
   }
   const acct = await resolveAccount({ userId: input.userId, environment: input.environment, accountId: input.accountId, assetCode: route.assetCode, chain: route.source.id, needed: amount });
   if (acct.available !== null && new D(acct.available).lt(amount)) {
-    throw new DomainError(422, 'INSUFFICIENT_FUNDS', `The ${route.sourceToken.symbol} balance on ${route.source.id} (${acct.available}) is below ${amount}`, '/amount');
+    throw new DomainError('INSUFFICIENT_FUNDS', `The ${route.sourceToken.symbol} balance on ${route.source.id} (${acct.available}) is below ${amount}`, '/amount');
   }
   const id = newId('xcs');
   const { rows: saved } = await getDb().query(
@@ -152,7 +152,7 @@ export async function getCrosschainSwap(id: string, scope: { userId?: string; en
 
 async function lock(c: pg.PoolClient, id: string): Promise<CrosschainSwap> {
   const { rows } = await c.query('SELECT * FROM defi_crosschain_swaps WHERE id = $1 FOR UPDATE', [id]);
-  if (!rows[0]) throw new DomainError(404, 'NOT_FOUND', `cross-chain swap ${id} not found`);
+  if (!rows[0]) throw new DomainError('NOT_FOUND', `cross-chain swap ${id} not found`);
   return toRecord(rows[0]);
 }
 

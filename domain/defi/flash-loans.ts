@@ -119,10 +119,10 @@ export async function validateFlashLoan(input: {
   const amount = parseRequestAmount(input.amount, asset, '/amount', Math.min(asset.precision, token.decimals));
   input.operations.forEach((op, i) => {
     if (!(FLASH_LOAN_OPERATION_TYPES as readonly string[]).includes(op.type)) {
-      throw new DomainError(422, 'UNSUPPORTED_OPERATION', `operation type must be one of ${FLASH_LOAN_OPERATION_TYPES.join(', ')}`, `/operations/${i}/type`);
+      throw new DomainError('UNSUPPORTED_OPERATION', `operation type must be one of ${FLASH_LOAN_OPERATION_TYPES.join(', ')}`, `/operations/${i}/type`);
     }
     if (!(DEX_NAMES as readonly string[]).includes(String(op.dex).toLowerCase())) {
-      throw new DomainError(422, 'UNKNOWN_DEX', `Unknown DEX ${JSON.stringify(op.dex)}; supported: ${DEX_NAMES.join(', ')}`, `/operations/${i}/dex`);
+      throw new DomainError('UNKNOWN_DEX', `Unknown DEX ${JSON.stringify(op.dex)}; supported: ${DEX_NAMES.join(', ')}`, `/operations/${i}/dex`);
     }
     getToken(chain.id, op.from, `/operations/${i}/from`);
     getToken(chain.id, op.to, `/operations/${i}/to`);

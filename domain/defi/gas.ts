@@ -70,7 +70,7 @@ export function chainAdapterOrUnavailable(environment: Environment): ChainAdapte
   try {
     return chainAdapterFor(environment);
   } catch (err) {
-    if (err instanceof ChainNotConfigured) throw new DomainError(503, 'CHAIN_NOT_CONFIGURED', err.message);
+    if (err instanceof ChainNotConfigured) throw new DomainError('CHAIN_NOT_CONFIGURED', err.message);
     throw err;
   }
 }

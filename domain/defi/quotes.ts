@@ -187,7 +187,7 @@ export interface PricedTrade {
 
 function pricingRefusal(err: PricingError, pointer: string): DomainError {
   const code = err.code === 'AMOUNT_PRECISION' ? 'AMOUNT_PRECISION' : err.code === 'AMOUNT_TOO_SMALL' ? 'AMOUNT_TOO_SMALL' : 'INSUFFICIENT_LIQUIDITY';
-  return new DomainError(422, code, err.message, pointer);
+  return new DomainError(code, err.message, pointer);
 }
 
 /** Validates the trade and prices every route on the requested DEXes at the current reserves. */
@@ -197,10 +197,10 @@ export async function priceTrade(input: Omit<QuoteInput, 'userId' | 'slippageBps
   const tIn = getToken(chain.id, input.tokenIn, ptr.tokenIn, ptr.chain);
   const tOut = getToken(chain.id, input.tokenOut, ptr.tokenOut, ptr.chain);
   if (poolAsset(tIn) === poolAsset(tOut)) {
-    throw new DomainError(422, 'SAME_TOKEN', `${tIn.symbol} and ${tOut.symbol} trade as the same pool asset on ${chain.id}; nothing to swap`, ptr.tokenOut);
+    throw new DomainError('SAME_TOKEN', `${tIn.symbol} and ${tOut.symbol} trade as the same pool asset on ${chain.id}; nothing to swap`, ptr.tokenOut);
   }
   const [aIn, aOut] = await Promise.all([getAsset(tIn.assetCode), getAsset(tOut.assetCode)]);
-  if (!aIn || !aOut) throw new DomainError(422, 'UNKNOWN_TOKEN', 'token is not a ledger asset', ptr.tokenIn);
+  if (!aIn || !aOut) throw new DomainError('UNKNOWN_TOKEN', 'token is not a ledger asset', ptr.tokenIn);
   const amountIn = parseRequestAmount(input.amountIn, aIn, ptr.amount, Math.min(aIn.precision, tIn.decimals));
   const amountInBase = toBaseUnits(amountIn, tIn.decimals);
 
@@ -212,19 +212,19 @@ export async function priceTrade(input: Omit<QuoteInput, 'userId' | 'slippageBps
     input.dexSources.forEach((d, i) => {
       const name = String(d).toLowerCase();
       if (!(DEX_NAMES as readonly string[]).includes(name)) {
-        throw new DomainError(422, 'UNKNOWN_DEX', `Unknown DEX source ${JSON.stringify(d)}; supported: ${DEX_NAMES.join(', ')}`, `${ptr.dexSources}/${i}`);
+        throw new DomainError('UNKNOWN_DEX', `Unknown DEX source ${JSON.stringify(d)}; supported: ${DEX_NAMES.join(', ')}`, `${ptr.dexSources}/${i}`);
       }
       if (!dexes.includes(name)) dexes.push(name);
     });
     if (!dexes.some((d) => available.includes(d))) {
-      throw new DomainError(422, 'NO_ROUTE', `None of ${dexes.join(', ')} has pools on ${chain.id}; available there: ${available.join(', ')}`, ptr.dexSources);
+      throw new DomainError('NO_ROUTE', `None of ${dexes.join(', ')} has pools on ${chain.id}; available there: ${available.join(', ')}`, ptr.dexSources);
     }
   } else {
     dexes = available;
   }
   const candidates = candidatePaths(pools, poolAsset(tIn), poolAsset(tOut), dexes);
   if (candidates.length === 0) {
-    throw new DomainError(422, 'NO_ROUTE', `No pool path from ${tIn.symbol} to ${tOut.symbol} on ${chain.id} via ${dexes.join(', ')}`, ptr.tokenOut);
+    throw new DomainError('NO_ROUTE', `No pool path from ${tIn.symbol} to ${tOut.symbol} on ${chain.id} via ${dexes.join(', ')}`, ptr.tokenOut);
   }
   const adapter = chainAdapterOrUnavailable(input.environment);
   const [gasPrice, nativeUsd, rateOutQ] = await Promise.all([adapter.gasPriceGwei(chain.id, input.now), nativeUsdPrice(chain, c), latestRate(aOut.code, c)]);
@@ -273,14 +273,14 @@ function inOutputToken(usd: Dec, t: PricedTrade): string {
 export async function createSwapQuote(input: QuoteInput): Promise<SwapQuote> {
   const slippageBps = input.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
   if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 5000) {
-    throw new DomainError(422, 'INVALID_SLIPPAGE', 'slippage must be between 0 and 50 % (0 to 5000 basis points)', '/slippage_tolerance');
+    throw new DomainError('INVALID_SLIPPAGE', 'slippage must be between 0 and 50 % (0 to 5000 basis points)', '/slippage_tolerance');
   }
   const t = await priceTrade(input);
   const estimated = fromBaseUnits(t.best.amountOut, t.tOut.decimals, t.precisionOut);
   const gasUsd = t.gasUsd(t.best);
   const networkFee = inOutputToken(gasUsd, t);
   if (new D(networkFee).gte(estimated)) {
-    throw new DomainError(422, 'AMOUNT_TOO_SMALL', `The output (${estimated} ${t.tOut.symbol}) would not cover the network fee (${networkFee} ${t.tOut.symbol})`, input.pointers?.amount ?? '/amount_in');
+    throw new DomainError('AMOUNT_TOO_SMALL', `The output (${estimated} ${t.tOut.symbol}) would not cover the network fee (${networkFee} ${t.tOut.symbol})`, input.pointers?.amount ?? '/amount_in');
   }
   const minimum = new D(estimated).times(10_000 - slippageBps).div(10_000).toDecimalPlaces(t.precisionOut, D.ROUND_DOWN).toFixed(t.precisionOut);
   const alternatives: StoredAlternative[] = t.alternatives.map((r) => {

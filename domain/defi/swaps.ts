@@ -169,23 +169,23 @@ export async function createSwap(input: CreateSwapInput, client?: pg.PoolClient)
   const run = async (c: pg.PoolClient) => {
     const q = await lockSwapQuote(c, input.quoteId);
     if (!q || q.userId !== input.userId || q.environment !== input.environment) {
-      throw new DomainError(422, 'QUOTE_NOT_FOUND', `No quote ${input.quoteId} for this caller`, '/quote_id');
+      throw new DomainError('QUOTE_NOT_FOUND', `No quote ${input.quoteId} for this caller`, '/quote_id');
     }
-    if (q.usedAt) throw new DomainError(422, 'QUOTE_ALREADY_USED', `Quote ${q.id} was already executed (swap ${q.swapId})`, '/quote_id');
+    if (q.usedAt) throw new DomainError('QUOTE_ALREADY_USED', `Quote ${q.id} was already executed (swap ${q.swapId})`, '/quote_id');
     if (q.expiresAt.getTime() <= input.now.getTime()) {
-      throw new DomainError(422, 'QUOTE_EXPIRED', `The quote expired at ${q.expiresAt.toISOString()}; request a new one`, '/quote_id');
+      throw new DomainError('QUOTE_EXPIRED', `The quote expired at ${q.expiresAt.toISOString()}; request a new one`, '/quote_id');
     }
     const chain = getChain(q.chain);
     const wallet = validateAddress(chain.id, input.walletAddress, '/wallet_address');
     if (input.sandboxOutcome && input.environment !== 'sandbox') {
-      throw new DomainError(422, 'SANDBOX_ONLY', 'sandbox_outcome is only accepted with sandbox keys', '/sandbox_outcome');
+      throw new DomainError('SANDBOX_ONLY', 'sandbox_outcome is only accepted with sandbox keys', '/sandbox_outcome');
     }
     const acct = await resolveAccount(
       { userId: input.userId, environment: input.environment, accountId: input.accountId, assetCode: q.assetIn, chain: q.chain, needed: q.amountIn },
       c,
     );
     if (acct.available !== null && new D(acct.available).lt(q.amountIn)) {
-      throw new DomainError(422, 'INSUFFICIENT_FUNDS', `The ${q.tokenIn} balance on ${q.chain} (${acct.available}) is below ${q.amountIn}`, '/quote_id');
+      throw new DomainError('INSUFFICIENT_FUNDS', `The ${q.tokenIn} balance on ${q.chain} (${acct.available}) is below ${q.amountIn}`, '/quote_id');
     }
     const id = newId('swp');
     const { rows } = await c.query<Row>(
@@ -239,7 +239,7 @@ export async function listSwaps(userId: string, environment: Environment, limit 
 
 export async function lockSwap(c: Queryable, id: string): Promise<Swap> {
   const { rows } = await c.query<Row>(`${SELECT} WHERE s.id = $1 FOR UPDATE OF s`, [id]);
-  if (!rows[0]) throw new DomainError(404, 'SWAP_NOT_FOUND', `swap ${id} not found`);
+  if (!rows[0]) throw new DomainError('SWAP_NOT_FOUND', `swap ${id} not found`);
   return toSwap(rows[0]);
 }
 

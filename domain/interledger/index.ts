@@ -109,19 +109,19 @@ export function quoteTtlSeconds(): number {
 
 export async function createQuote(input: { userId: string; environment: Environment; sendAmount: string; sendCurrency: string; receiveCurrency: string; receiver: string }): Promise<IlpQuote> {
   const send = await getAsset(input.sendCurrency);
-  if (!send) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.sendCurrency} is not supported`, '/send_currency');
+  if (!send) throw new DomainError('UNKNOWN_ASSET', `Asset ${input.sendCurrency} is not supported`, '/send_currency');
   const recv = await getAsset(input.receiveCurrency);
-  if (!recv) throw new DomainError(422, 'UNKNOWN_ASSET', `Asset ${input.receiveCurrency} is not supported`, '/receive_currency');
+  if (!recv) throw new DomainError('UNKNOWN_ASSET', `Asset ${input.receiveCurrency} is not supported`, '/receive_currency');
   const sendAmount = parseRequestAmount(input.sendAmount, send, '/send_amount');
   const wallet = walletAddressOf(input.receiver);
-  if (!wallet) throw new DomainError(422, 'INVALID_RECEIVER', 'receiver must be a payment pointer ($wallet.example/alice) or an https wallet address', '/receiver');
+  if (!wallet) throw new DomainError('INVALID_RECEIVER', 'receiver must be a payment pointer ($wallet.example/alice) or an https wallet address', '/receiver');
   const [sr, rr] = await Promise.all([latestRate(send.code), latestRate(recv.code)]);
-  if (!sr || !rr) throw new DomainError(422, 'NO_RATE', `No exchange rate between ${send.code} and ${recv.code}`, '/receive_currency');
+  if (!sr || !rr) throw new DomainError('NO_RATE', `No exchange rate between ${send.code} and ${recv.code}`, '/receive_currency');
   const rate = new DecimalMoney(sr.rate).div(rr.rate).toDecimalPlaces(12, DecimalMoney.ROUND_HALF_EVEN);
   const fee = new DecimalMoney(sendAmount).times(ILP_FEE_BPS).div(10000).toDecimalPlaces(send.precision, DecimalMoney.ROUND_UP);
   // The receiver gets at least what is quoted: round the delivered amount down.
   const receive = new DecimalMoney(sendAmount).minus(fee).times(rate).toDecimalPlaces(recv.precision, DecimalMoney.ROUND_DOWN);
-  if (receive.lte(0)) throw new DomainError(422, 'AMOUNT_TOO_SMALL', 'send_amount is too small to deliver anything after fees', '/send_amount');
+  if (receive.lte(0)) throw new DomainError('AMOUNT_TOO_SMALL', 'send_amount is too small to deliver anything after fees', '/send_amount');
   const { rows } = await getPool().query(
     `WITH q AS (INSERT INTO ilp_quotes (id, environment, user_id, receiver, wallet_address, send_amount, send_currency, fee_amount, receive_amount, receive_currency, rate, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + make_interval(secs => $12)) RETURNING *)
@@ -147,13 +147,13 @@ export async function createIlpPayment(input: { userId: string; environment: Env
   return withTransaction(async (c) => {
     const { rows: qr } = await c.query(`${QUOTE_SELECT} WHERE q.id = $1 FOR UPDATE OF q`, [input.quoteId]);
     const q = qr[0] ? toQuote(qr[0]) : null;
-    if (!q || q.userId !== input.userId || q.environment !== input.environment) throw new DomainError(404, 'QUOTE_NOT_FOUND', `Quote ${input.quoteId} not found`, '/quote_id');
-    if (q.usedAt) throw new DomainError(422, 'QUOTE_ALREADY_USED', 'This quote has already been paid', '/quote_id');
+    if (!q || q.userId !== input.userId || q.environment !== input.environment) throw new DomainError('NOT_FOUND', `Quote ${input.quoteId} not found`, '/quote_id');
+    if (q.usedAt) throw new DomainError('QUOTE_ALREADY_USED', 'This quote has already been paid', '/quote_id');
     const { rows: expired } = await c.query<{ expired: boolean }>('SELECT $1::timestamptz <= now() AS expired', [q.expiresAt]);
-    if (expired[0].expired) throw new DomainError(422, 'QUOTE_EXPIRED', `The quote expired at ${q.expiresAt.toISOString()}; request a new one`, '/quote_id');
+    if (expired[0].expired) throw new DomainError('QUOTE_EXPIRED', `The quote expired at ${q.expiresAt.toISOString()}; request a new one`, '/quote_id');
     const { rows: acct } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [input.accountId]);
-    if (!acct[0] || acct[0].user_id !== input.userId || acct[0].environment !== input.environment) throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
-    if (acct[0].status !== 'active') throw new DomainError(422, `ACCOUNT_${acct[0].status.toUpperCase()}`, `The account is ${acct[0].status}`, '/account_id');
+    if (!acct[0] || acct[0].user_id !== input.userId || acct[0].environment !== input.environment) throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
+    if (acct[0].status !== 'active') throw new DomainError(`ACCOUNT_${acct[0].status.toUpperCase()}`, `The account is ${acct[0].status}`, '/account_id');
     await c.query('UPDATE ilp_quotes SET used_at = now() WHERE id = $1', [q.id]);
     const id = newId('ilpp');
     const { rows } = await c.query(
@@ -177,7 +177,7 @@ export async function getIlpPayment(id: string, client: Queryable = getPool()): 
 
 export async function lockIlpPayment(c: pg.PoolClient, id: string): Promise<IlpPayment> {
   const { rows } = await c.query('SELECT * FROM ilp_payments WHERE id = $1 FOR UPDATE', [id]);
-  if (!rows[0]) throw new DomainError(404, 'PAYMENT_NOT_FOUND', `payment ${id} not found`);
+  if (!rows[0]) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${id} not found`);
   return toPayment(rows[0]);
 }
 

@@ -97,7 +97,7 @@ export function parseRequestAmount(value: unknown, asset: AmountAsset, pointer =
   try {
     return parseAmount(value, precision, { amount: asset.maxAmount, assetCode: asset.code });
   } catch (err) {
-    if (err instanceof AmountError) throw new DomainError(422, err.code, err.message, pointer);
+    if (err instanceof AmountError) throw new DomainError(err.code, err.message, pointer);
     throw err;
   }
 }

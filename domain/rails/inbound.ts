@@ -60,16 +60,16 @@ export async function ingestStatusReport(
   try {
     parsed = parseMessage(xml) as Record<string, unknown>;
   } catch (err) {
-    throw new DomainError(422, 'INVALID_MESSAGE', `not a readable ISO 20022 message: ${(err as Error).message}`, '/message');
+    throw new DomainError('INVALID_MESSAGE', `not a readable ISO 20022 message: ${(err as Error).message}`, '/message');
   }
-  if (parsed.message_type !== 'pacs.002') throw new DomainError(422, 'NOT_A_STATUS_REPORT', `expected a pacs.002 status report, got ${String(parsed.message_type)}`, '/message');
+  if (parsed.message_type !== 'pacs.002') throw new DomainError('NOT_A_STATUS_REPORT', `expected a pacs.002 status report, got ${String(parsed.message_type)}`, '/message');
   const check = validateMessage(xml);
-  if (!check.valid) throw new DomainError(422, 'INVALID_MESSAGE', `the pacs.002 fails validation: ${check.errors[0]?.message ?? 'invalid'}`, '/message');
+  if (!check.valid) throw new DomainError('INVALID_MESSAGE', `the pacs.002 fails validation: ${check.errors[0]?.message ?? 'invalid'}`, '/message');
   const reportId = ((parsed.group_header as Record<string, unknown> | undefined)?.message_id as string | undefined) ?? null;
   const group = ((parsed.original_groups as Array<Record<string, unknown>>) ?? [])[0];
   const txs = (parsed.transactions as ParsedTx[]) ?? [];
   if (txs.length === 0) {
-    throw new DomainError(422, 'NO_TRANSACTION_STATUS', 'the report carries only a group status; each payment needs a TxInfAndSts with its OrgnlEndToEndId', '/message');
+    throw new DomainError('NO_TRANSACTION_STATUS', 'the report carries only a group status; each payment needs a TxInfAndSts with its OrgnlEndToEndId', '/message');
   }
 
   const out: StatusReportOutcome[] = [];

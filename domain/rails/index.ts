@@ -152,7 +152,7 @@ export async function recordRailEvent(c: Queryable, p: RailPayment, status: stri
  */
 export async function createRailPayment(input: CreateRailPaymentInput): Promise<RailPayment> {
   const asset = await getAsset(input.currency);
-  if (!asset || asset.type !== 'fiat') throw new DomainError(422, 'UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
+  if (!asset || asset.type !== 'fiat') throw new DomainError('UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
   const amount = parseRequestAmount(input.amount, asset);
   validateCreditor(input.creditor);
   const urgency = input.urgency ?? 'standard';
@@ -160,7 +160,7 @@ export async function createRailPayment(input: CreateRailPaymentInput): Promise<
   if (input.rail === 'auto') {
     routing = chooseRail({ amount, currency: asset.code, creditor: input.creditor, urgency, now: input.now });
   } else {
-    if (!RAIL_NAMES.includes(input.rail as RailName)) throw new DomainError(422, 'UNKNOWN_RAIL', `rail must be auto or one of ${RAIL_NAMES.join(', ')}`, '/rail');
+    if (!RAIL_NAMES.includes(input.rail as RailName)) throw new DomainError('UNKNOWN_RAIL', `rail must be auto or one of ${RAIL_NAMES.join(', ')}`, '/rail');
     const rail = input.rail as RailName;
     checkExplicitRail(rail, amount, asset.code, input.creditor);
     routing = { rail, reason: `requested explicitly (${RAILS[rail].display_name})`, alternatives: [] };
@@ -168,9 +168,9 @@ export async function createRailPayment(input: CreateRailPaymentInput): Promise<
   return withTransaction(async (c) => {
     const { rows: acct } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [input.accountId]);
     if (!acct[0] || acct[0].user_id !== input.userId || acct[0].environment !== input.environment) {
-      throw new DomainError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
+      throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
     }
-    if (acct[0].status !== 'active') throw new DomainError(422, `ACCOUNT_${acct[0].status.toUpperCase()}`, `The account is ${acct[0].status}`, '/account_id');
+    if (acct[0].status !== 'active') throw new DomainError(`ACCOUNT_${acct[0].status.toUpperCase()}`, `The account is ${acct[0].status}`, '/account_id');
     const id = newId('rpay');
     const { rows } = await c.query<Row>(
       `WITH p AS (
@@ -232,7 +232,7 @@ export async function railPaymentHistory(id: string, client: Queryable = getPool
 
 export async function lockRailPayment(c: pg.PoolClient, id: string): Promise<RailPayment> {
   const { rows } = await c.query<Row>(`${SELECT} WHERE p.id = $1 FOR UPDATE OF p`, [id]);
-  if (!rows[0]) throw new DomainError(404, 'PAYMENT_NOT_FOUND', `payment ${id} not found`);
+  if (!rows[0]) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${id} not found`);
   return toPayment(rows[0]);
 }
 

@@ -72,7 +72,7 @@ export function reachableRails(c: CreditorAccount): { rails: RailName[]; why: st
 
 /** Checks the creditor account's identifiers (IBAN mod-97, ABA check digit, BIC shape). */
 export function validateCreditor(c: CreditorAccount): void {
-  const err = (code: string, msg: string, field: string) => new DomainError(422, code, msg, `/creditor_account/${field}`);
+  const err = (code: string, msg: string, field: string) => new DomainError(code, msg, `/creditor_account/${field}`);
   if (!c.iban && !(c.account_number && c.routing_number)) {
     throw err('CREDITOR_ACCOUNT_REQUIRED', 'creditor_account needs an iban, or account_number and routing_number', 'iban');
   }
@@ -107,7 +107,7 @@ function eligibility(rail: RailName, amount: string, currency: string, reachable
 /** Rejects an explicitly chosen rail that cannot take the payment (422 with the rule). */
 export function checkExplicitRail(rail: RailName, amount: string, currency: string, c: CreditorAccount): void {
   const why = eligibility(rail, amount, currency, reachableRails(c).rails);
-  if (why) throw new DomainError(422, 'RAIL_NOT_ELIGIBLE', `${RAILS[rail].display_name}: ${why}`, '/rail');
+  if (why) throw new DomainError('RAIL_NOT_ELIGIBLE', `${RAILS[rail].display_name}: ${why}`, '/rail');
 }
 
 /**
@@ -127,7 +127,7 @@ export function chooseRail(input: { amount: string; currency: string; creditor: 
     if (!bad) eligible.push({ rail, settle: plan!.settleAt, cost: RAILS[rail].cost });
   }
   if (eligible.length === 0) {
-    throw new DomainError(422, 'NO_ELIGIBLE_RAIL', `No rail can carry ${input.amount} ${input.currency} to this creditor (${why})`, '/creditor_account');
+    throw new DomainError('NO_ELIGIBLE_RAIL', `No rail can carry ${input.amount} ${input.currency} to this creditor (${why})`, '/creditor_account');
   }
   const byCost = (a: (typeof eligible)[number], b: (typeof eligible)[number]) => compareAmounts(a.cost, b.cost) || a.settle.getTime() - b.settle.getTime();
   const bySpeed = (a: (typeof eligible)[number], b: (typeof eligible)[number]) => a.settle.getTime() - b.settle.getTime() || compareAmounts(a.cost, b.cost);

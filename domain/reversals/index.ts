@@ -24,15 +24,15 @@ export async function reverseTransaction(
   input: { transactionId: string; reason: string; force?: boolean },
 ): Promise<{ reversal: Entry; original: Entry; transfer: Transfer | null }> {
   const txn = await getTransaction({ id: input.transactionId, userId: p.isAdmin ? null : p.userId, environment: p.environment });
-  if (!txn) throw new DomainError(404, 'NOT_FOUND', 'Transaction not found', '/transaction_id');
-  if (input.force && !p.isAdmin) throw new DomainError(403, 'FORCE_REQUIRES_OPERATOR', 'Only platform operators can force a reversal', '/force');
+  if (!txn) throw new DomainError('NOT_FOUND', 'Transaction not found', '/transaction_id');
+  if (input.force && !p.isAdmin) throw new DomainError('FORCE_REQUIRES_OPERATOR', 'Only platform operators can force a reversal', '/force');
   const original = await getEntry(txn.entryId);
-  if (!original) throw new DomainError(404, 'NOT_FOUND', 'Transaction not found', '/transaction_id');
-  if (original.reversesEntryId) throw new DomainError(422, 'CANNOT_REVERSE_REVERSAL', 'A reversal cannot itself be reversed', '/transaction_id');
+  if (!original) throw new DomainError('NOT_FOUND', 'Transaction not found', '/transaction_id');
+  if (original.reversesEntryId) throw new DomainError('CANNOT_REVERSE_REVERSAL', 'A reversal cannot itself be reversed', '/transaction_id');
   const kind = await classifyEntry(original);
-  if (!isReversible(kind)) throw new DomainError(422, 'NOT_REVERSIBLE', notReversibleReason(kind), '/transaction_id');
-  if (original.reversedByEntryId) throw new DomainError(422, 'ALREADY_REVERSED', 'This transaction has already been reversed', '/transaction_id');
-  if (original.status !== 'posted') throw new DomainError(422, 'NOT_POSTED', `Only completed transactions can be reversed (this one is ${txn.status})`, '/transaction_id');
+  if (!isReversible(kind)) throw new DomainError('NOT_REVERSIBLE', notReversibleReason(kind), '/transaction_id');
+  if (original.reversedByEntryId) throw new DomainError('ALREADY_REVERSED', 'This transaction has already been reversed', '/transaction_id');
+  if (original.status !== 'posted') throw new DomainError('NOT_POSTED', `Only completed transactions can be reversed (this one is ${txn.status})`, '/transaction_id');
   if (!p.isAdmin) await checkCustomerReversal(p, original, kind);
   return withTransaction(async (c) => {
     const reversal = await reverseEntry(
@@ -40,7 +40,7 @@ export async function reverseTransaction(
       { idempotencyKey: `reversal:${original.id}`, reason: input.reason, force: input.force === true, userId: p.userId },
       c,
     ).catch((err) => {
-      if (err instanceof LedgerError) throw new DomainError(err.code === 'IDEMPOTENCY_CONFLICT' ? 409 : 422, err.code, err.message);
+      if (err instanceof LedgerError) throw new DomainError(err.code, err.message);
       throw err;
     });
     const { rows } = await c.query<{ id: string }>('SELECT id FROM transfers WHERE entry_id = $1 FOR UPDATE', [original.id]);
@@ -60,21 +60,19 @@ export async function reverseTransaction(
  */
 async function checkCustomerReversal(p: Principal, original: Entry, kind: ReversibleKind): Promise<void> {
   if (kind.kind !== 'internal_transfer') {
-    throw new DomainError(403, 'REVERSAL_NOT_PERMITTED', 'Manual ledger entries are corrected by platform operators; ask an operator', '/transaction_id');
+    throw new DomainError('REVERSAL_NOT_PERMITTED', 'Manual ledger entries are corrected by platform operators; ask an operator', '/transaction_id');
   }
   const { rows } = await getPool().query<{ id: string }>(
     'SELECT id FROM accounts WHERE id = ANY($1::text[]) AND user_id <> $2',
     [original.lines.filter((l) => l.direction === 'credit' && l.customerAccountId).map((l) => l.customerAccountId), p.userId],
   );
   if (rows.length > 0) {
-    throw new DomainError(403, 'REVERSAL_NOT_PERMITTED', 'Reversing this transaction would take money from another customer; ask an operator', '/transaction_id');
+    throw new DomainError('REVERSAL_NOT_PERMITTED', 'Reversing this transaction would take money from another customer; ask an operator', '/transaction_id');
   }
   const days = loadConfig().reversalWindowDays;
   const postedAt = original.postedAt ?? original.createdAt;
   if (Date.now() - postedAt.getTime() >= days * 86_400_000) {
-    throw new DomainError(
-      422,
-      'REVERSAL_WINDOW_EXPIRED',
+    throw new DomainError('REVERSAL_WINDOW_EXPIRED',
       `An internal transfer can be returned within ${days} days of its posting (this one was posted ${postedAt.toISOString()}); ask an operator`,
       '/transaction_id',
     );

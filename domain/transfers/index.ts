@@ -130,9 +130,9 @@ function rememberFacts(accountId: string, assetCode: string, facts: AccountFacts
 
 /** The refusal for a source or destination that is frozen or closed (the same whoever finds it). */
 function statusRefusal(side: 'from' | 'to', status: string): TransferError | null {
-  if (side === 'from' && status === 'frozen') return new TransferError(422, 'ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
-  if (side === 'from' && status === 'closed') return new TransferError(422, 'ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
-  if (side === 'to' && status === 'closed') return new TransferError(422, 'DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
+  if (side === 'from' && status === 'frozen') return new TransferError('ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
+  if (side === 'from' && status === 'closed') return new TransferError('ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
+  if (side === 'to' && status === 'closed') return new TransferError('DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
   return null;
 }
 
@@ -145,10 +145,10 @@ function statusRefusal(side: 'from' | 'to', status: string): TransferError | nul
  */
 async function resolveParties(input: CreateTransferInput, client: Queryable, fromMemory = false): Promise<Parties> {
   const asset = await getAsset(input.assetCode);
-  if (!asset) throw new TransferError(422, 'UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
+  if (!asset) throw new TransferError('UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
   const amount = parseRequestAmount(input.amount, asset);
   if (input.fromAccountId === input.toAccountId) {
-    throw new TransferError(422, 'SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
+    throw new TransferError('SAME_ACCOUNT', 'Source and destination must be different accounts', '/to_account');
   }
   if (fromMemory) {
     const from = accountFacts.get(factsKey(input.fromAccountId, asset.code));
@@ -176,11 +176,11 @@ async function resolveParties(input: CreateTransferInput, client: Queryable, fro
   const fromRow = rows.find((r) => r.id === input.fromAccountId);
   const toRow = rows.find((r) => r.id === input.toAccountId);
   if (!fromRow || fromRow.user_id !== input.userId || fromRow.environment !== input.environment) {
-    throw new TransferError(404, 'ACCOUNT_NOT_FOUND', `Account ${input.fromAccountId} not found`, '/from_account');
+    throw new TransferError('ACCOUNT_NOT_FOUND', `Account ${input.fromAccountId} not found`, '/from_account');
   }
-  if (!toRow) throw new TransferError(422, 'DESTINATION_NOT_FOUND', `Destination account ${input.toAccountId} does not exist`, '/to_account');
+  if (!toRow) throw new TransferError('DESTINATION_NOT_FOUND', `Destination account ${input.toAccountId} does not exist`, '/to_account');
   if (toRow.environment !== input.environment) {
-    throw new TransferError(422, 'ENVIRONMENT_MISMATCH', 'The destination account belongs to another environment', '/to_account');
+    throw new TransferError('ENVIRONMENT_MISMATCH', 'The destination account belongs to another environment', '/to_account');
   }
   for (const r of rows) if (r.la_id) rememberFacts(r.id, asset.code, { userId: r.user_id, environment: r.environment, ledgerAccountId: r.la_id });
   const refused = statusRefusal('from', fromRow.status) ?? statusRefusal('to', toRow.status);
@@ -288,8 +288,7 @@ function ledgerRefusal(err: unknown, parties: Pick<Parties, 'from' | 'to'>): nev
 
 function mapLedgerError(err: unknown): never {
   if (err instanceof LedgerError) {
-    const status = err.code === 'IDEMPOTENCY_CONFLICT' ? 409 : 422;
-    throw new TransferError(status, err.code, err.message);
+    throw new TransferError(err.code, err.message);
   }
   throw err;
 }
@@ -505,7 +504,7 @@ export async function getTransfer(
 /** Locks and returns the transfer row (for activities that change it). */
 export async function lockTransfer(c: pg.PoolClient, id: string): Promise<Transfer> {
   const { rows } = await c.query<Row>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id]);
-  if (!rows[0]) throw new TransferError(404, 'TRANSFER_NOT_FOUND', `transfer ${id} not found`);
+  if (!rows[0]) throw new TransferError('TRANSFER_NOT_FOUND', `transfer ${id} not found`);
   return toTransfer(rows[0]);
 }
 

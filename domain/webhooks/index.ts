@@ -88,22 +88,22 @@ export function generateSecret(): string {
 
 /** Names from the catalog, or the wildcard alone; duplicates collapse. */
 export function normalizeEvents(events: string[]): string[] {
-  if (!Array.isArray(events) || events.length === 0) throw new DomainError(422, 'INVALID_EVENTS', 'events must name at least one event type or be ["*"]', '/events');
+  if (!Array.isArray(events) || events.length === 0) throw new DomainError('INVALID_EVENTS', 'events must name at least one event type or be ["*"]', '/events');
   const unique = [...new Set(events)];
   if (unique.includes('*')) {
-    if (unique.length > 1) throw new DomainError(422, 'INVALID_EVENTS', 'the wildcard "*" must be the only entry of events', '/events');
+    if (unique.length > 1) throw new DomainError('INVALID_EVENTS', 'the wildcard "*" must be the only entry of events', '/events');
     return ['*'];
   }
   const unknown = unique.filter((e) => !EVENT_TYPES.has(e));
   if (unknown.length > 0) {
-    throw new DomainError(422, 'UNKNOWN_EVENT_TYPE', `unknown event type(s): ${unknown.join(', ')} (GET /api/v2/webhooks/events lists them)`, '/events');
+    throw new DomainError('UNKNOWN_EVENT_TYPE', `unknown event type(s): ${unknown.join(', ')} (GET /api/v2/webhooks/events lists them)`, '/events');
   }
   return unique.sort();
 }
 
 function checkSecret(secret: string): string {
   if (typeof secret !== 'string' || secret.length < 16 || secret.length > 256 || /\s/.test(secret)) {
-    throw new DomainError(422, 'INVALID_SECRET', 'secret must be 16 to 256 characters without whitespace', '/secret');
+    throw new DomainError('INVALID_SECRET', 'secret must be 16 to 256 characters without whitespace', '/secret');
   }
   return secret;
 }
@@ -129,7 +129,7 @@ export async function createWebhook(owner: Owner, input: WebhookInput): Promise<
       owner.environment,
     ]);
     const max = webhookConfig().maxPerUser;
-    if (n[0].n >= max) throw new DomainError(422, 'WEBHOOK_LIMIT_REACHED', `at most ${max} webhooks per user and environment`);
+    if (n[0].n >= max) throw new DomainError('WEBHOOK_LIMIT_REACHED', `at most ${max} webhooks per user and environment`);
     const { rows } = await c.query<WebhookRow>(
       `INSERT INTO webhooks (id, user_id, environment, url, events, description, secret, active)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
@@ -330,10 +330,10 @@ export async function getDelivery(webhookId: string, deliveryId: string, client:
 export async function createReplay(owner: Owner, webhookId: string, deliveryId: string): Promise<DeliveryRow> {
   return withTransaction(async (c: pg.PoolClient) => {
     const webhook = await getWebhook(owner, webhookId, c);
-    if (!webhook) throw new DomainError(404, 'NOT_FOUND', 'Webhook not found');
+    if (!webhook) throw new DomainError('NOT_FOUND', 'Webhook not found');
     const original = await getDelivery(webhookId, deliveryId, c);
-    if (!original) throw new DomainError(404, 'NOT_FOUND', 'Delivery not found');
-    if (!webhook.active) throw new DomainError(422, 'WEBHOOK_INACTIVE', 'the webhook is not active; enable it (PUT active: true) before replaying');
+    if (!original) throw new DomainError('NOT_FOUND', 'Delivery not found');
+    if (!webhook.active) throw new DomainError('WEBHOOK_INACTIVE', 'the webhook is not active; enable it (PUT active: true) before replaying');
     const id = newId('whdel');
     const { rows } = await c.query<DeliveryRow>(
       `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, replay_of, workflow_id, event_occurred_at)

@@ -116,7 +116,7 @@ export function isForbiddenAddress(address: string): boolean {
 
 export class UnsafeUrlError extends DomainError {
   constructor(message: string) {
-    super(422, 'INVALID_WEBHOOK_URL', message, '/url');
+    super('INVALID_WEBHOOK_URL', message, '/url');
   }
 }
 

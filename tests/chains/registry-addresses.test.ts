@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { isValidAddress, toChecksumAddress, validateAddress } from '../../domain/chains/addresses';
 import { CHAINS, chainsForAsset, findToken, getChain, getToken, homeChain, TOKENS, tokenForAsset } from '../../domain/chains/registry';
 import { DomainError } from '../../domain/platform/errors';
+import { statusForCode } from '../../api/error-status';
 
-function refusal(fn: () => unknown): DomainError {
+/** The refusal with the HTTP status the API gives its code (api/error-status.ts). */
+function refusal(fn: () => unknown) {
   try {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(DomainError);
-    return err as DomainError;
+    const e = err as DomainError;
+    return { code: e.code, message: e.message, pointer: e.pointer, status: statusForCode(e.code) };
   }
   throw new Error('expected a refusal');
 }

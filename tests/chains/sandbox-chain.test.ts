@@ -7,6 +7,7 @@ import { canonicalJson, SANDBOX_GENESIS, sandboxBlockAt, sandboxBlockTime, sandb
 import { getChain } from '../../domain/chains/registry';
 import { closePool, getPool } from '../../domain/db/pool';
 import { DomainError } from '../../domain/platform/errors';
+import { statusForCode } from '../../api/error-status';
 import { useTestDatabase } from '../helpers/db';
 
 const chain = new SandboxChainAdapter();
@@ -31,13 +32,15 @@ beforeAll(async () => {
 });
 afterAll(async () => closePool());
 
-async function refused(p: Promise<unknown>): Promise<DomainError> {
+/** The refusal with the HTTP status the API gives its code (api/error-status.ts). */
+async function refused(p: Promise<unknown>) {
   const err = await p.then(
     () => null,
     (e) => e,
   );
   expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
+  const e = err as DomainError;
+  return { code: e.code, message: e.message, pointer: e.pointer, status: statusForCode(e.code) };
 }
 
 describe('sandbox chain clock and gas', () => {

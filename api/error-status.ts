@@ -1,0 +1,29 @@
+/**
+ * The HTTP status of each domain error code: the one place REST decides it, per the README's
+ * "API conventions". A code not listed is a refused business rule or invalid input: 422.
+ */
+const STATUS_BY_CODE: Record<string, number> = {
+  // 403: the caller may not do this.
+  ADMIN_REQUIRED: 403,
+  ENVIRONMENT_NOT_PERMITTED: 403,
+  FORCE_REQUIRES_OPERATOR: 403,
+  INSUFFICIENT_PERMISSIONS: 403,
+  INVALID_BOOTSTRAP_TOKEN: 403,
+  LOGIN_SESSION_REQUIRED: 403,
+  REVERSAL_NOT_PERMITTED: 403,
+  // 404: no such resource for this caller (another user's included).
+  NOT_FOUND: 404,
+  ACCOUNT_NOT_FOUND: 404,
+  BRIDGE_TRANSFER_NOT_FOUND: 404,
+  PAYMENT_NOT_FOUND: 404,
+  SWAP_NOT_FOUND: 404,
+  TRANSFER_NOT_FOUND: 404,
+  // 409: the same idempotency key with another request.
+  IDEMPOTENCY_CONFLICT: 409,
+  // 503: a dependency is not available; nothing was done.
+  CHAIN_NOT_CONFIGURED: 503,
+};
+
+export function statusForCode(code: string): number {
+  return STATUS_BY_CODE[code] ?? 422;
+}
