@@ -1,8 +1,15 @@
 /**
  * The HTTP status of each domain error code: the one place REST decides it, per the README's
- * "API conventions". A code not listed is a refused business rule or invalid input: 422.
+ * "API conventions". Every refusal the domain throws (DomainError, LedgerError, AccountError,
+ * AmountError) carries only a code, a message and optionally a field pointer and details;
+ * api/plugins/errors.ts looks its status up here. A code not listed is a refused business rule or
+ * invalid input: 422.
+ *
+ * A plain exported map on purpose: another transport keeps its own table beside this one (a
+ * GraphQL layer would add e.g. `GRAPHQL_CODE_BY_CODE` with an `errorToGraphQLCode(code)`), as
+ * rafiki keeps errorToHTTPCode and errorToCode side by side; the domain stays transport-free.
  */
-const STATUS_BY_CODE: Record<string, number> = {
+export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // 403: the caller may not do this.
   ADMIN_REQUIRED: 403,
   ENVIRONMENT_NOT_PERMITTED: 403,
@@ -15,6 +22,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
   BRIDGE_TRANSFER_NOT_FOUND: 404,
+  ENTRY_NOT_FOUND: 404,
   PAYMENT_NOT_FOUND: 404,
   SWAP_NOT_FOUND: 404,
   TRANSFER_NOT_FOUND: 404,
@@ -25,5 +33,5 @@ const STATUS_BY_CODE: Record<string, number> = {
 };
 
 export function statusForCode(code: string): number {
-  return STATUS_BY_CODE[code] ?? 422;
+  return Object.hasOwn(HTTP_STATUS_BY_CODE, code) ? HTTP_STATUS_BY_CODE[code] : 422;
 }

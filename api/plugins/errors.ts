@@ -7,15 +7,24 @@ import { DomainError } from '../../domain/platform/errors';
 import { statusForCode } from '../error-status';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
 
-/** Business-logic refusals become envelope errors without every route catching them. */
-function fromDomain(err: unknown): ApiError | undefined {
-  if (err instanceof DomainError) return new ApiError(statusForCode(err.code), err.code, err.message, err.pointer ? { source: { pointer: err.pointer } } : {});
-  if (err instanceof LedgerError) return new ApiError(err.status === 409 && err.code !== 'IDEMPOTENCY_CONFLICT' ? 422 : err.status, err.code, err.message);
-  if (err instanceof AccountError) return new ApiError(err.status === 409 ? 422 : err.status, err.code, err.message);
-  if (err instanceof AmountError) return new ApiError(422, err.code, err.message, { source: { pointer: '/amount' } });
+/**
+ * The code, message and field pointer of a business-logic refusal, whichever domain class threw it
+ * (an AmountError is about the request's `/amount`); undefined for anything else.
+ */
+function refusalOf(err: unknown): { code: string; message: string; pointer?: string } | undefined {
+  if (err instanceof DomainError) return { code: err.code, message: err.message, pointer: err.pointer };
+  if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };
+  if (err instanceof AmountError) return { code: err.code, message: err.message, pointer: '/amount' };
   // A number too large for its column (SQLSTATE 22003) anywhere: that request's 422, never a 500.
-  if ((err as { code?: unknown })?.code === NUMERIC_OUT_OF_RANGE) return fromDomain(amountOutOfRangeError());
+  if ((err as { code?: unknown })?.code === NUMERIC_OUT_OF_RANGE) return refusalOf(amountOutOfRangeError());
   return undefined;
+}
+
+/** Business-logic refusals become envelope errors without every route catching them; the status comes from the code. */
+function fromDomain(err: unknown): ApiError | undefined {
+  const r = refusalOf(err);
+  if (!r) return undefined;
+  return new ApiError(statusForCode(r.code), r.code, r.message, r.pointer ? { source: { pointer: r.pointer } } : {});
 }
 
 interface AjvError {

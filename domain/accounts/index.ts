@@ -31,17 +31,8 @@ export type AccountErrorCode =
   | 'ACCOUNT_HAS_PENDING'
   | 'ASSET_NOT_FOUND';
 
-const STATUS: Record<AccountErrorCode, number> = {
-  ACCOUNT_NOT_FOUND: 404,
-  INVALID_ACCOUNT: 422,
-  ACCOUNT_CLOSED: 409,
-  ACCOUNT_NOT_EMPTY: 409,
-  ACCOUNT_HAS_PENDING: 409,
-  ASSET_NOT_FOUND: 422,
-};
-
+/** A refusal about a customer account; no HTTP status here (api/error-status.ts decides it from the code). */
 export class AccountError extends Error {
-  readonly status: number;
   constructor(
     public readonly code: AccountErrorCode,
     message: string,
@@ -49,7 +40,6 @@ export class AccountError extends Error {
   ) {
     super(message);
     this.name = 'AccountError';
-    this.status = STATUS[code];
   }
 }
 

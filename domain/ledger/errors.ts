@@ -31,36 +31,11 @@ const CODES = new Set<string>([
   'ENTRY_NOT_FOUND', 'INVALID_ENTRY', 'IMMUTABLE', 'AMOUNT_TOO_LARGE', 'BALANCE_LIMIT_EXCEEDED', 'AMOUNT_OUT_OF_RANGE',
 ]);
 
-/** Suggested HTTP status per code, for the API layer. */
-export const LEDGER_ERROR_STATUS: Record<LedgerErrorCode, number> = {
-  UNBALANCED: 422,
-  INSUFFICIENT_FUNDS: 422,
-  ACCOUNT_NOT_FOUND: 404,
-  ASSET_MISMATCH: 422,
-  ASSET_NOT_FOUND: 422,
-  AMOUNT_PRECISION: 422,
-  INVALID_AMOUNT: 422,
-  AMOUNT_NOT_POSITIVE: 422,
-  ACCOUNT_FROZEN: 409,
-  ACCOUNT_CLOSED: 409,
-  ALREADY_POSTED: 409,
-  ALREADY_VOIDED: 409,
-  ALREADY_REVERSED: 409,
-  NOT_PENDING: 409,
-  NOT_POSTED: 409,
-  PENDING_EXPIRED: 409,
-  IDEMPOTENCY_CONFLICT: 409,
-  ENVIRONMENT_MISMATCH: 422,
-  ENTRY_NOT_FOUND: 404,
-  INVALID_ENTRY: 422,
-  IMMUTABLE: 409,
-  AMOUNT_TOO_LARGE: 422,
-  BALANCE_LIMIT_EXCEEDED: 422,
-  AMOUNT_OUT_OF_RANGE: 422,
-};
-
+/**
+ * A refusal by the ledger: a code, a message and details (e.g. account_id). Like DomainError it
+ * carries no HTTP status; the API decides that from the code (api/error-status.ts).
+ */
 export class LedgerError extends Error {
-  readonly status: number;
   constructor(
     public readonly code: LedgerErrorCode,
     message: string,
@@ -68,7 +43,6 @@ export class LedgerError extends Error {
   ) {
     super(message);
     this.name = 'LedgerError';
-    this.status = LEDGER_ERROR_STATUS[code];
   }
 }
 

@@ -3,11 +3,12 @@ import { getPool, type Queryable } from '../db/pool';
 import { getAsset } from '../assets';
 import { AmountError, parseAmount, parseRequestAmount } from '../money/amount';
 import { ENVIRONMENTS, type Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { LedgerError, toLedgerError } from './errors';
 import type { TransactionType } from './transactions';
 
-export { LedgerError, LEDGER_ERROR_STATUS, toLedgerError, type LedgerErrorCode } from './errors';
+export { LedgerError, toLedgerError, type LedgerErrorCode } from './errors';
 export {
   listTransactions,
   getTransaction,
@@ -244,7 +245,8 @@ export async function postEntry(input: PostEntryInput, client: Queryable = getPo
  * A manual entry from an operator (POST /api/v1/ledger/entries): each line's amount passes the
  * request amount parser with its account's asset (maximum per operation, precision), as every
  * other money-moving request's amount does, then the entry is posted as given. Unknown accounts
- * are left to the ledger (ACCOUNT_NOT_FOUND).
+ * are left to the ledger, whose ACCOUNT_NOT_FOUND becomes UNKNOWN_LEDGER_ACCOUNT here: a line
+ * naming no ledger account is invalid input (422), not a missing resource (ACCOUNT_NOT_FOUND, 404).
  */
 export async function postManualEntry(input: PostEntryInput, client: Queryable = getPool()): Promise<Entry> {
   const lines = Array.isArray(input?.lines) ? input.lines : [];
@@ -256,7 +258,13 @@ export async function postManualEntry(input: PostEntryInput, client: Queryable =
     const asset = code ? await getAsset(code) : null;
     if (asset) parseRequestAmount(l.amount, asset, `/lines/${i}/amount`);
   }
-  return postEntry(input, client);
+  return postEntry(input, client).catch((err: unknown) => {
+    if (err instanceof LedgerError && err.code === 'ACCOUNT_NOT_FOUND') {
+      const unknown = lines.findIndex((l) => !assetOf.has(l?.accountId));
+      throw new DomainError('UNKNOWN_LEDGER_ACCOUNT', err.message, unknown >= 0 ? `/lines/${unknown}/account_id` : undefined, err.details);
+    }
+    throw err;
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusForCode } from '../../api/error-status';
 import { clearAssetCache, getAsset } from '../../domain/assets';
 import { getPool } from '../../domain/db/pool';
 import { LedgerError, postEntry, systemAccount } from '../../domain/ledger';
@@ -114,7 +115,7 @@ describe('shared totals cannot be overflowed by one customer', () => {
     await getPool().query(`UPDATE ledger_accounts SET credits_posted = credits_posted - $2::numeric WHERE id = $1`, [suspense, edge]);
     expect(err).toBeInstanceOf(LedgerError);
     expect((err as LedgerError).code).toBe('AMOUNT_OUT_OF_RANGE');
-    expect((err as LedgerError).status).toBe(422);
+    expect(statusForCode((err as LedgerError).code)).toBe(422); // the API's status for the code (api/error-status.ts)
     const fine = await postEntry({
       environment: 'sandbox',
       idempotencyKey: key('fine'),
@@ -184,7 +185,9 @@ describe('maximum amount per operation', () => {
         }
       })();
       expect(err).toBeInstanceOf(DomainError);
-      expect(err).toMatchObject({ status: 422, code: 'AMOUNT_TOO_LARGE', pointer: '/send_amount' });
+      // The error carries the code; its status is the API's for that code (api/error-status.ts).
+      const refusal = { status: statusForCode((err as DomainError).code), code: (err as DomainError).code, pointer: (err as DomainError).pointer };
+      expect(refusal).toMatchObject({ status: 422, code: 'AMOUNT_TOO_LARGE', pointer: '/send_amount' });
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusForCode } from '../../api/error-status';
 import { getBalances } from '../../domain/accounts';
 import { closePool, getPool } from '../../domain/db/pool';
 import { getEntry, getEntryByIdempotencyKey, LedgerError, postEntry, systemAccount, type PostEntryInput } from '../../domain/ledger';
@@ -49,7 +50,7 @@ describe('posting entries', () => {
       ] }),
       'UNBALANCED',
     );
-    expect(err.status).toBe(422);
+    expect(statusForCode(err.code)).toBe(422); // the API's status for the code (api/error-status.ts)
     // A balanced multi-asset entry (an exchange) is fine: each asset balances on its own.
     const fx = await postEntry({ environment: 'sandbox', idempotencyKey: key(), type: 'exchange', lines: [
       { accountId: usd.la, direction: 'debit', amount: '10.80' },

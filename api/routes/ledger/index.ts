@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import {
-  LedgerError,
   clientIdempotencyKey,
   getEntry,
   listLedgerAccounts,
@@ -69,14 +68,6 @@ export function presentEntry(e: Entry) {
 
 const entrySchema = { type: 'object', additionalProperties: true };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
-
-/** Ledger failures on operator input: an unknown account is a validation error here, not a 404. */
-function asInputError(err: unknown): never {
-  if (err instanceof LedgerError) {
-    throw new ApiError(err.code === 'IDEMPOTENCY_CONFLICT' ? 409 : 422, err.code, err.message);
-  }
-  throw err;
-}
 
 export default async function ledgerRoutes(app: FastifyInstance) {
   const tags = ['Ledger'];
@@ -164,7 +155,7 @@ export default async function ledgerRoutes(app: FastifyInstance) {
         userId: p.userId,
         lines: b.lines.map((l) => ({ accountId: l.account_id, direction: l.direction, amount: l.amount })),
         metadata: { posted_by: p.email },
-      }).catch(asInputError);
+      });
       return reply.code(201).send({ data: presentEntry(entry) });
     },
   );
@@ -201,8 +192,8 @@ export default async function ledgerRoutes(app: FastifyInstance) {
         const key = `${action}:${existing.id}`;
         const entry =
           action === 'post'
-            ? await postPending(existing.id, { idempotencyKey: key }).catch(asInputError)
-            : await voidPending(existing.id, { idempotencyKey: key, reason: request.body?.reason ?? 'voided by operator' }).catch(asInputError);
+            ? await postPending(existing.id, { idempotencyKey: key })
+            : await voidPending(existing.id, { idempotencyKey: key, reason: request.body?.reason ?? 'voided by operator' });
         return { data: presentEntry(entry) };
       },
     );
