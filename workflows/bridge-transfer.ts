@@ -1,5 +1,6 @@
-import { ApplicationFailure, defineQuery, log, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { CrosschainActivities } from '../activities/crosschain';
+import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
 
 export interface BridgeTransferWorkflowInput {
@@ -128,8 +129,6 @@ export async function bridgeTransferWorkflow(input: BridgeTransferWorkflowInput)
 }
 
 function asFailure(err: unknown): BridgeFailure {
-  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
-  if (e instanceof ApplicationFailure) return new BridgeFailure(e.type ?? 'BRIDGE_FAILED', e.message);
-  return new BridgeFailure('BRIDGE_FAILED', (err as Error)?.message ?? 'unknown error');
+  const f = failureOf(err, 'BRIDGE_FAILED');
+  return new BridgeFailure(f.code, f.reason);
 }

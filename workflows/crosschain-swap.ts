@@ -1,7 +1,8 @@
-import { ApplicationFailure, executeChild, log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { executeChild, log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { DefiActivities } from '../activities/defi';
 import type { ChildStart } from '../domain/defi/crosschain-swaps';
 import type { SandboxOutcome } from '../domain/defi/swaps';
+import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
 import { bridgeTransferWorkflow } from './bridge-transfer';
 import { swapWorkflow } from './swap';
@@ -39,10 +40,7 @@ function childAttributes(c: ChildStart, idKey: typeof SA.transferId) {
 }
 
 function reasonOf(err: unknown): { code: string; reason: string } {
-  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
-  if (e instanceof ApplicationFailure) return { code: e.type ?? 'FAILED', reason: e.message };
-  return { code: 'FAILED', reason: (err as Error)?.message ?? 'unknown error' };
+  return failureOf(err, 'FAILED');
 }
 
 /**

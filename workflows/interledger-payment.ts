@@ -1,5 +1,6 @@
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { InterledgerActivities } from '../activities/interledger';
+import { businessFailureOf, innermostCause } from '../domain/temporal/failures';
 
 const acts = proxyActivities<InterledgerActivities>({
   startToCloseTimeout: '30 seconds',
@@ -17,10 +18,10 @@ export async function interledgerPaymentWorkflow(input: { paymentId: string }): 
     await acts.postIlpPayment(base);
     return { status: 'completed' };
   } catch (err) {
-    let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-    while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
-    const code = e instanceof ApplicationFailure ? (e.type ?? 'ILP_FAILED') : 'ILP_FAILED';
-    const reason = (e as Error | undefined)?.message ?? 'unknown error';
+    // The refusal's code and message; otherwise the innermost cause's message (e.g. a timeout).
+    const f = businessFailureOf(err);
+    const code = f?.code ?? 'ILP_FAILED';
+    const reason = f ? f.message : ((innermostCause(err) as Error | undefined)?.message ?? 'unknown error');
     await acts.compensateIlpPayment({ ...base, code, reason });
     return { status: 'failed', code };
   }

@@ -1,5 +1,6 @@
-import { ApplicationFailure, condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { RailActivities } from '../activities/rails';
+import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
 
 export interface RailPaymentWorkflowInput {
@@ -149,8 +150,6 @@ export async function railPaymentWorkflow(input: RailPaymentWorkflowInput): Prom
 }
 
 function asFailure(err: unknown): RailFailure {
-  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
-  if (e instanceof ApplicationFailure) return new RailFailure('failed', e.type ?? 'RAIL_PAYMENT_FAILED', e.message);
-  return new RailFailure('failed', 'RAIL_PAYMENT_FAILED', (err as Error)?.message ?? 'unknown error');
+  const f = failureOf(err, 'RAIL_PAYMENT_FAILED');
+  return new RailFailure('failed', f.code, f.reason);
 }

@@ -1,5 +1,6 @@
-import { ApplicationFailure, log, proxyActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, proxyActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { DefiActivities } from '../activities/defi';
+import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
 
 export interface SwapWorkflowInput {
@@ -66,8 +67,6 @@ export async function swapWorkflow(input: SwapWorkflowInput): Promise<SwapWorkfl
 }
 
 function asFailure(err: unknown): SwapFailure {
-  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
-  if (e instanceof ApplicationFailure) return new SwapFailure(e.type ?? 'SWAP_FAILED', e.message);
-  return new SwapFailure('SWAP_FAILED', (err as Error)?.message ?? 'unknown error');
+  const f = failureOf(err, 'SWAP_FAILED');
+  return new SwapFailure(f.code, f.reason);
 }

@@ -1,5 +1,7 @@
 import { withTransaction } from '../db/pool';
+import { DomainError } from '../platform/errors';
 import { getTemporalClient } from '../temporal/client';
+import { businessFailureOf } from '../temporal/failures';
 import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { flashLoanWorkflowId, type FlashLoanRequest, type FlashLoanResult } from './flash-loans';
@@ -24,20 +26,30 @@ export async function startSwapWorkflow(s: Swap): Promise<void> {
   });
 }
 
-/** Runs a flash loan's workflow and waits for its result (the loan is one short transaction). */
+/**
+ * Runs a flash loan's workflow and waits for its result (the loan is one short transaction). A
+ * business refusal raised inside the workflow comes back as a DomainError with its code; anything
+ * else (Temporal unreachable, the start refused) is rethrown as it is.
+ */
 export async function runFlashLoanWorkflow(req: FlashLoanRequest): Promise<FlashLoanResult> {
-  const workflowId = flashLoanWorkflowId(req.loanId);
-  await startMoneyWorkflow({
-    workflowType: 'flashLoanWorkflow',
-    workflowId,
-    args: [req],
-    subject: { id: req.loanId, accountIds: [req.accountId], assetCode: req.token, amount: req.amount, environment: req.environment, userId: req.userId },
-    idKey: SA.operationId,
-    extraSearchAttributes: [{ key: SA.chain, value: req.chain }],
-    onStartFailed: async () => undefined,
-  });
-  const client = await getTemporalClient();
-  return client.workflow.getHandle(workflowId).result() as Promise<FlashLoanResult>;
+  try {
+    const workflowId = flashLoanWorkflowId(req.loanId);
+    await startMoneyWorkflow({
+      workflowType: 'flashLoanWorkflow',
+      workflowId,
+      args: [req],
+      subject: { id: req.loanId, accountIds: [req.accountId], assetCode: req.token, amount: req.amount, environment: req.environment, userId: req.userId },
+      idKey: SA.operationId,
+      extraSearchAttributes: [{ key: SA.chain, value: req.chain }],
+      onStartFailed: async () => undefined,
+    });
+    const client = await getTemporalClient();
+    return (await client.workflow.getHandle(workflowId).result()) as FlashLoanResult;
+  } catch (err) {
+    const refusal = businessFailureOf(err);
+    if (refusal?.code) throw new DomainError(refusal.code, refusal.message ?? 'the flash loan failed; nothing happened');
+    throw err;
+  }
 }
 
 /** Starts a cross-chain swap's workflow (id crosschain-swap-<id>); if Temporal refuses, it fails with nothing moved. */

@@ -12,6 +12,7 @@ import { runFlashLoanWorkflow, startSwapWorkflow } from '../../../domain/defi/wo
 import { getPool } from '../../../domain/db/pool';
 import { DecimalMoney as D } from '../../../domain/money/amount';
 import type { Principal } from '../../../domain/auth/principal';
+import { DomainError } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
 import { ApiError, notFound, type ErrorObject } from '../../errors';
 import { decimalString, envelope, errorResponses, timestamp } from '../../schemas';
@@ -445,9 +446,7 @@ export default async function defiRoutes(app: FastifyInstance) {
       try {
         r = await runFlashLoanWorkflow(req);
       } catch (err) {
-        let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-        while (e && e.cause && !e.type) e = e.cause as typeof e;
-        if (e?.type) throw new ApiError(422, e.type, e.message ?? 'the flash loan failed; nothing happened');
+        if (err instanceof DomainError) throw err; // a refusal inside the workflow, by its code (domain/defi/workflow.ts)
         throw new ApiError(503, 'WORKFLOW_UNAVAILABLE', 'The flash loan could not be run; nothing happened. Retry later.');
       }
       if (!r.ok) {
