@@ -10,7 +10,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfers';
+import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
+import type { TransferProgress, TransferStep } from '../domain/transfers/progress';
 
 export interface TransferWorkflowInput {
   transferId: string;
@@ -18,16 +20,7 @@ export interface TransferWorkflowInput {
   reviewTimeoutMs?: number;
 }
 
-export type TransferStep = 'validate' | 'reserve' | 'risk_check' | 'review' | 'post' | 'complete' | 'compensate';
-
-export interface TransferProgress {
-  transfer_id: string;
-  status: 'running' | 'awaiting_review' | 'completed' | 'failed';
-  current_step: TransferStep;
-  completed_steps: TransferStep[];
-  compensation_executed: boolean;
-  failure?: { code: string; reason: string };
-}
+export type { TransferProgress, TransferStep } from '../domain/transfers/progress';
 
 export const progressQuery = defineQuery<TransferProgress>('progress');
 export const reviewSignal = defineSignal<[{ decision: 'approve' | 'reject'; reason?: string; reviewer: string }]>('review');
@@ -125,8 +118,5 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
 function asFailure(err: unknown): { code: string; reason: string } {
   // Activity failures wrap the activity's ApplicationFailure in `cause`.
-  let e = err as { type?: string; message?: string; cause?: unknown } | undefined;
-  while (e && !(e instanceof ApplicationFailure) && e.cause) e = e.cause as typeof e;
-  if (e instanceof ApplicationFailure) return { code: e.type ?? 'TRANSFER_FAILED', reason: e.message };
-  return { code: 'TRANSFER_FAILED', reason: (err as Error)?.message ?? 'unknown error' };
+  return failureOf(err, 'TRANSFER_FAILED');
 }

@@ -6,18 +6,11 @@
  */
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
+import type { EventTypeInfo } from './types';
+
+export type { EventTypeInfo } from './types';
 
 type Schema = Record<string, unknown>;
-
-export interface EventTypeInfo {
-  type: string;
-  group: string;
-  description: string;
-  produced: boolean;
-  /** Where the event comes from (module), for those produced. */
-  producer?: string;
-  data_schema: Schema;
-}
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: ['string', 'null'] };

@@ -3,7 +3,7 @@
  * transaction as each change. Every payload carries the payment's id, account, quote and status
  * after the change, plus the fields of its type. Included in domain/events/catalog.ts.
  */
-import type { EventTypeInfo } from '../events/catalog';
+import type { EventTypeInfo } from '../events/types';
 
 type Schema = Record<string, unknown>;
 const str: Schema = { type: 'string' };

@@ -4,7 +4,7 @@
  * id, rail, amount, currency and status after the change, plus the fields of its type below.
  * Included in domain/events/catalog.ts; tests validate the real events against these schemas.
  */
-import type { EventTypeInfo } from '../events/catalog';
+import type { EventTypeInfo } from '../events/types';
 import { RAIL_NAMES } from './calendar';
 
 type Schema = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { withTransaction } from '../db/pool';
 import { getTemporalClient } from '../temporal/client';
 import { startMoneyWorkflow } from '../temporal/start';
-import type { TransferProgress } from '../../workflows/transfer';
 import { emitTransferEvents, lockTransfer, updateTransfer, type Transfer } from './index';
+import type { TransferProgress } from './progress';
 
 /**
  * Starts the transfer's workflow (id transfer-<uuid>, so a retry cannot start a second one),

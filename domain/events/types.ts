@@ -1,0 +1,15 @@
+/**
+ * The shape of an event type's entry in the catalog. Its own file so that the areas that list
+ * their events (domain/rails/events.ts, domain/interledger/events.ts) and domain/events/catalog.ts,
+ * which gathers them, both depend on it instead of on each other.
+ */
+export interface EventTypeInfo {
+  type: string;
+  group: string;
+  description: string;
+  produced: boolean;
+  /** Where the event comes from (module), for those produced. */
+  producer?: string;
+  /** JSON Schema of the event's `data` payload. */
+  data_schema: Record<string, unknown>;
+}
