@@ -2,6 +2,8 @@
  * Schema fragments shared by every route: the envelope, errors, pagination, money.
  * Routes build their OpenAPI request/response schemas from these.
  */
+import { AMOUNT_PATTERN } from '../domain/money/amount';
+
 type Schema = Record<string, unknown>;
 
 export const errorObjectSchema: Schema = {
@@ -109,10 +111,13 @@ export const paginationQuery: Schema = {
   per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
 };
 
-/** A positive decimal string; precision per asset is checked by domain/money. */
+/**
+ * A positive decimal string; precision per asset is checked by domain/money. The pattern is the
+ * domain's one amount spelling (AMOUNT_PATTERN in domain/money/amount.ts).
+ */
 export const decimalString: Schema = {
   type: 'string',
-  pattern: '^[0-9]+(\\.[0-9]+)?$',
+  pattern: AMOUNT_PATTERN,
   maxLength: 40,
   description: 'Decimal string, e.g. "100.50" (never a JSON number)',
 };

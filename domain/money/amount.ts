@@ -16,8 +16,17 @@ export class AmountError extends Error {
   }
 }
 
-const AMOUNT_RE = /^\d+(\.\d+)?$/;
-const NEGATIVE_RE = /^-\d+(\.\d+)?$/;
+/**
+ * The one spelling of an amount: a plain decimal string, digits with an optional fraction, no sign,
+ * exponent, blank or separator. The API schema's `decimalString` (api/schemas.ts) uses this
+ * pattern, and the ledger's `ledger__rule_amount` (behind `ledger__amount`, prisma/migrations
+ * 20261123130000_ledger_rule_functions) mirrors it in SQL: tests/ledger/rules.test.ts checks that
+ * parseAmount and the SQL rule agree on a table of spellings.
+ */
+export const AMOUNT_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
+const AMOUNT_RE = new RegExp(AMOUNT_PATTERN);
+/** A negative amount gets AMOUNT_NOT_POSITIVE rather than INVALID_AMOUNT. */
+const NEGATIVE_RE = new RegExp(`^-${AMOUNT_PATTERN.slice(1)}`);
 /** What the ledger takes in one line (ledger__amount): at most 20 integer digits. */
 export const MAX_INTEGER_DIGITS = 20;
 
@@ -33,7 +42,7 @@ export interface AmountAsset {
  * Validates a client-supplied amount for an asset of `precision` decimals and returns it in
  * canonical form at that scale ("1.5" -> "1.50" for USD). Only plain decimal strings are money:
  * numbers, exponents, signs, blanks and separators are refused, so nothing passes through a float.
- * Same rules as ledger__amount in the ledger migration. With `max` (an asset's maximum per
+ * Same rules as ledger__rule_amount in SQL (AMOUNT_PATTERN). With `max` (an asset's maximum per
  * operation), anything larger is AMOUNT_TOO_LARGE, checked before precision and digit count so
  * a huge amount gets that answer whatever its spelling.
  */
