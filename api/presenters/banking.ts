@@ -1,4 +1,4 @@
-import type { Transaction } from '../../domain/ledger/transactions';
+import { TRANSACTION_TYPES, type Transaction } from '../../domain/ledger/transactions';
 import type { Transfer } from '../../domain/transfers';
 
 /** Customer transaction: type deposit, withdrawal, transfer (in/out in `direction`), fee or reversal. */
@@ -29,7 +29,7 @@ export const transactionSchema = {
     account_uuid: { type: 'string' },
     type: { type: 'string', enum: ['deposit', 'withdrawal', 'transfer', 'fee', 'reversal'] },
     direction: { type: ['string', 'null'], enum: ['credit', 'debit', null] },
-    subtype: { type: 'string', enum: ['deposit', 'withdrawal', 'transfer_in', 'transfer_out', 'fee', 'reversal'] },
+    subtype: { type: 'string', enum: [...TRANSACTION_TYPES] },
     amount: { type: 'string' },
     asset_code: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'completed', 'failed'] },

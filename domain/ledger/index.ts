@@ -6,7 +6,7 @@ import { ENVIRONMENTS, type Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { LedgerError, toLedgerError } from './errors';
-import type { TransactionType } from './transactions';
+import { TRANSACTION_TYPES, type TransactionType } from './transactions';
 
 export { LedgerError, toLedgerError, type LedgerErrorCode } from './errors';
 export {
@@ -181,7 +181,7 @@ function requireKey(key: unknown, what = 'idempotency key'): string {
   return key;
 }
 
-const LINE_TYPES = new Set(['deposit', 'withdrawal', 'transfer_in', 'transfer_out', 'fee', 'reversal']);
+const LINE_TYPES: ReadonlySet<string> = new Set(TRANSACTION_TYPES);
 
 /** The JSON the posting function takes (validated here first); for callers that post inside a larger statement. */
 export function entryPayload(input: PostEntryInput): Record<string, unknown> {

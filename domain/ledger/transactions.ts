@@ -6,6 +6,11 @@ import type { Environment } from '../platform/environment';
  * Type comes from the entry type and the line's direction (docs/ledger.md); status from the line:
  * pending while the entry is pending, completed once posted, failed when voided.
  */
+/**
+ * The customer-visible transaction types: the one TypeScript list (entry validation in
+ * domain/ledger, the API's transaction schema import it). The ledger's copies are the CHECK on
+ * ledger_lines.txn_type and ledger__rule_txn_type; tests/ledger/rules.test.ts compares all three.
+ */
 export const TRANSACTION_TYPES = ['deposit', 'withdrawal', 'transfer_in', 'transfer_out', 'fee', 'reversal'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 export type TransactionStatus = 'pending' | 'completed' | 'failed';
