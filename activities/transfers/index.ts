@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { statusRefusal } from '../../domain/accounts/status';
 import { withTransaction } from '../../domain/db/pool';
 import { LedgerError, getEntry, postEntry, postPending, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
 import {
@@ -43,8 +44,8 @@ export function createTransferActivities() {
         ]);
         const from = rows.find((r) => r.id === t.fromAccountId)!;
         const to = rows.find((r) => r.id === t.toAccountId)!;
-        if (from.status !== 'active') businessFailure(new TransferError(`ACCOUNT_${from.status.toUpperCase()}`, `The source account is ${from.status}`));
-        if (to.status === 'closed') businessFailure(new TransferError('DESTINATION_CLOSED', 'The destination account is closed'));
+        const refused = statusRefusal('from', from.status) ?? statusRefusal('to', to.status);
+        if (refused) businessFailure(refused);
         await stepCompleted(c, t, 'validate');
       });
     },

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { ensureCustomerLedgerAccount } from '../accounts';
+import { statusRefusal } from '../accounts/status';
 import { getAsset, type Asset } from '../assets';
 import { updateAssignments } from '../db/update';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
@@ -126,14 +127,6 @@ const factsKey = (accountId: string, assetCode: string) => `${process.env.DATABA
 function rememberFacts(accountId: string, assetCode: string, facts: AccountFacts) {
   if (accountFacts.size >= ACCOUNT_FACTS_MAX) accountFacts.delete(accountFacts.keys().next().value as string); // oldest first
   accountFacts.set(factsKey(accountId, assetCode), facts);
-}
-
-/** The refusal for a source or destination that is frozen or closed (the same whoever finds it). */
-function statusRefusal(side: 'from' | 'to', status: string): TransferError | null {
-  if (side === 'from' && status === 'frozen') return new TransferError('ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');
-  if (side === 'from' && status === 'closed') return new TransferError('ACCOUNT_CLOSED', 'The source account is closed', '/from_account');
-  if (side === 'to' && status === 'closed') return new TransferError('DESTINATION_CLOSED', 'The destination account is closed', '/to_account');
-  return null;
 }
 
 /**
