@@ -80,6 +80,8 @@ describe('rules in the ledger schema', () => {
     expect({ onlyPost, onlySetWise }, 'a rule decided by one path and not the other').toEqual({ onlyPost: [], onlySetWise: [] });
     // And none is defined without being used (a rule nobody calls is a rule restated somewhere).
     expect(post).toEqual(defined);
+    // Posting a pending entry judges account status by the same rule.
+    expect(rulesCalledBy(await source('ledger__resolve'))).toContain('ledger__rule_status');
   });
 
   it('neither path restates a rule inline', async () => {
@@ -92,6 +94,7 @@ describe('rules in the ledger schema', () => {
       expect(src, p).not.toMatch(/split_part\(|\{1,20\}/);
       expect(src, p).not.toMatch(/ledger__over_balance_limit\s*\(/); // ledger__rule_balance_limit
     }
+    for (const p of [...PATHS, 'ledger__resolve']) expect(await source(p), p).not.toMatch(/status = 'frozen'/); // ledger__rule_status
   });
 
   it('rule functions are single SQL expressions the planner can inline', async () => {
