@@ -323,6 +323,176 @@ describe('a batch written set-wise', () => {
     expect(refused).toBeGreaterThan(3);
   });
 
+  it('random batches on every ledger rule: the set-wise path accepts exactly what ledger__post accepts, with the same results and balances', async () => {
+    // Like the test above, with each transfer sometimes breaking (or just meeting) one of
+    // ledger__post's rules: precision, amount syntax and sign, environment, asset, transaction
+    // type, direction, unknown account, balance of the entry, account status (frozen, closed) and
+    // the asset's maximum balance. Seeded, so a failure reproduces.
+    let seed = 20261123;
+    const rnd = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) % n;
+    };
+    const accounts = [
+      await openFundedAccount(t, t.headers, '0'),
+      await openFundedAccount(t, t.headers, '8.00'),
+      await openFundedAccount(t, t.headers, '60.00'),
+      await openFundedAccount(t, t.headers, '200.00'),
+    ];
+    const amounts = ['0.50', '1.00', '2.50', '5.00', '12.00'];
+    type Line = Record<string, unknown>;
+    type Entry = { environment: string; lines: Line[] };
+    /** Each rule, broken (the transfer is refused) or only brushed (it is accepted). */
+    const rules: Record<string, (e: Entry) => void> = {
+      'precision: one decimal too many': (e) => {
+        e.lines[0].amount = e.lines[1].amount = `${e.lines[0].amount}5`;
+      },
+      'precision: leading zeros are fine': (e) => {
+        e.lines[0].amount = e.lines[1].amount = `00${e.lines[0].amount}`;
+      },
+      'amount zero': (e) => {
+        e.lines[0].amount = e.lines[1].amount = '0.00';
+      },
+      'amount negative': (e) => {
+        e.lines[0].amount = e.lines[1].amount = `-${e.lines[0].amount}`;
+      },
+      'amount a JSON number': (e) => {
+        e.lines[0].amount = e.lines[1].amount = Number(e.lines[0].amount);
+      },
+      'amount with an exponent': (e) => {
+        e.lines[0].amount = e.lines[1].amount = '1e1';
+      },
+      'environment mismatch': (e) => {
+        e.environment = 'production';
+      },
+      'asset mismatch': (e) => {
+        e.lines[1].asset_code = 'EUR';
+      },
+      'asset named and matching': (e) => {
+        for (const l of e.lines) l.asset_code = 'USD';
+      },
+      'asset named as null': (e) => {
+        e.lines[0].asset_code = null;
+      },
+      'unknown transaction type': (e) => {
+        e.lines[1].transaction_type = 'transfer';
+      },
+      'transaction type derived': (e) => {
+        for (const l of e.lines) delete l.transaction_type;
+      },
+      'bad direction': (e) => {
+        e.lines[1].direction = 'Credit';
+      },
+      'unknown account': (e) => {
+        e.lines[1].account_id = 'la_0000000000000000000000000000000a';
+      },
+      unbalanced: (e) => {
+        e.lines[1].amount = e.lines[1].amount === '1.00' ? '0.50' : '1.00';
+      },
+    };
+    const ruleNames = Object.keys(rules);
+    const state = async () =>
+      (
+        await db.query(
+          `SELECT la.account_id, la.status, la.debits_posted::text, la.credits_posted::text, la.debits_pending::text, la.credits_pending::text,
+                  (SELECT l.balance_after::text FROM ledger_lines l WHERE l.ledger_account_id = la.id ORDER BY l.seq DESC LIMIT 1) AS last_balance_after,
+                  (SELECT count(*)::int FROM ledger_lines l WHERE l.ledger_account_id = la.id) AS lines
+             FROM ledger_accounts la WHERE la.account_id = ANY ($1::text[]) ORDER BY la.account_id`,
+          [accounts],
+        )
+      ).rows;
+    type Setup = { status: Array<[string, 'frozen' | 'closed']>; maxBalance: string | null };
+    // The one-by-one path is seen by its call of transfers_create_immediate_batch, which returns
+    // normally: a ledger__post that raises is not counted, and here every transfer of a batch may
+    // be refused.
+    const fallbackCalls = async () =>
+      (await db.query(`SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_xact_user_functions WHERE funcname = 'transfers_create_immediate_batch'`))
+        .rows[0].n as number;
+    const run = async (fn: string, items: ImmediateItem[], setup: Setup, commit: boolean) => {
+      await db.query('BEGIN');
+      for (const [account, status] of setup.status) await db.query(`UPDATE ledger_accounts SET status = $2 WHERE account_id = $1`, [account, status]);
+      const max = (await db.query<{ m: string }>(`SELECT max_balance::text AS m FROM assets WHERE code = 'USD'`)).rows[0].m;
+      if (setup.maxBalance) await db.query(`UPDATE assets SET max_balance = $1 WHERE code = 'USD'`, [setup.maxBalance]);
+      const before = await fallbackCalls();
+      const { rows } = await db.query(`SELECT ${fn}($1::jsonb) AS r`, [JSON.stringify(items)]);
+      const oneByOne = (await fallbackCalls()) > before;
+      const after = await state();
+      for (const [account] of setup.status) await db.query(`UPDATE ledger_accounts SET status = 'active' WHERE account_id = $1`, [account]);
+      await db.query(`UPDATE assets SET max_balance = $1 WHERE code = 'USD'`, [max]);
+      await db.query(commit ? 'COMMIT' : 'ROLLBACK');
+      return { results: rows[0].r.results as Result[], after, oneByOne };
+    };
+    const seen = new Map<string, { accepted: number; refused: number }>();
+    const note = (what: string, ok: boolean) => {
+      const s = seen.get(what) ?? { accepted: 0, refused: 0 };
+      s[ok ? 'accepted' : 'refused']++;
+      seen.set(what, s);
+    };
+    let accepted = 0;
+    let refused = 0;
+    for (let round = 0; round < 60; round++) {
+      const items: ImmediateItem[] = [];
+      const broken: string[] = [];
+      for (let k = 0; k < 2 + rnd(5); k++) {
+        const from = rnd(4);
+        const to = (from + 1 + rnd(3)) % 4;
+        const item = (await prepare(accounts[from], accounts[to], amounts[rnd(amounts.length)])).item;
+        // One transfer in three bends a rule.
+        const rule = rnd(3) === 0 ? ruleNames[rnd(ruleNames.length)] : null;
+        if (rule) rules[rule](item.entry as Entry);
+        broken.push(rule ?? '');
+        items.push(item);
+      }
+      // Account status and the maximum balance are set for the round (both runs see the same).
+      const setup: Setup = { status: [], maxBalance: null };
+      const s = rnd(6);
+      if (s === 0) setup.status.push([accounts[rnd(4)], 'frozen']);
+      if (s === 1) setup.status.push([accounts[rnd(4)], 'closed']);
+      // Between the smaller balances and the largest: some credits go over, some stay under.
+      if (rnd(4) === 0) setup.maxBalance = ['10.00', '62.00', '70.00', '205.00'][rnd(4)];
+
+      const oneByOne = await run('transfers_create_immediate_batch', items, setup, false);
+      const setWise = await run('transfers_create_immediate_batch_setwise', items, setup, true);
+      expect(setWise.results, `round ${round}`).toEqual(oneByOne.results);
+      expect(setWise.after, `round ${round}`).toEqual(oneByOne.after);
+      // A batch that can all be accepted is written set-wise, not one by one; any refusal sends it one by one.
+      expect(setWise.oneByOne, `round ${round}`).toBe(!oneByOne.results.every((r) => r.ok));
+      if (oneByOne.results.every((r) => r.ok)) accepted++;
+      else refused++;
+      oneByOne.results.forEach((r, i) => {
+        if (broken[i]) note(broken[i], r.ok);
+        if (!r.ok) note(`code ${r.message?.split(':')[0] ?? r.code}`, false);
+      });
+      if (setup.status.length) note(`round with a ${setup.status[0][1]} account`, oneByOne.results.every((r) => r.ok));
+      if (setup.maxBalance) note('round with a low maximum balance', oneByOne.results.every((r) => r.ok));
+    }
+    // The seed makes this fixed: both kinds of batch, and every rule both broken and met.
+    expect(accepted).toBeGreaterThan(5);
+    expect(refused).toBeGreaterThan(5);
+    const codes = [...seen.keys()].filter((k) => k.startsWith('code ')).sort();
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'code ACCOUNT_CLOSED',
+        'code ACCOUNT_FROZEN',
+        'code ACCOUNT_NOT_FOUND',
+        'code AMOUNT_NOT_POSITIVE',
+        'code AMOUNT_PRECISION',
+        'code ASSET_MISMATCH',
+        'code BALANCE_LIMIT_EXCEEDED',
+        'code ENVIRONMENT_MISMATCH',
+        'code INSUFFICIENT_FUNDS',
+        'code INVALID_AMOUNT',
+        'code INVALID_ENTRY',
+        'code UNBALANCED',
+      ]),
+    );
+    for (const name of ['precision: leading zeros are fine', 'asset named and matching', 'transaction type derived']) {
+      expect(seen.get(name)?.accepted, name).toBeGreaterThan(0);
+    }
+  });
+
   it('refuses a transfer that only a later one of the batch would fund, and one from a frozen account', async () => {
     const a = await openFundedAccount(t, t.headers, '100.00');
     const b = await openFundedAccount(t, t.headers, '0');
