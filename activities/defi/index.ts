@@ -4,7 +4,8 @@ import { getChain } from '../../domain/chains/registry';
 import { withTransaction } from '../../domain/db/pool';
 import { dexSettlementAccount, ensureChainLedgerAccount } from '../../domain/defi/accounts';
 import { getSwapQuote } from '../../domain/defi/quotes';
-import { lockSwap, settleSwap, swapTxRequest, updateSwap } from '../../domain/defi/swaps';
+import { settleSwap } from '../../domain/defi/settle';
+import { lockSwap, swapTxRequest, updateSwap } from '../../domain/defi/swaps';
 import { executeFlashLoan, type FlashLoanRequest, type FlashLoanResult } from '../../domain/defi/flash-loans';
 import {
   finishCrosschainSwap,
@@ -99,7 +100,7 @@ export function createDefiActivities() {
       return { status: tx.status, failureReason: tx.failureReason };
     },
 
-    /** Executes against the pools at their current reserves and settles (domain/defi/swaps settleSwap). */
+    /** Executes against the pools at their current reserves and settles (domain/defi/settle settleSwap). */
     async settleSwap({ swapId, workflowId, nowMs }: SwapStepInput & { nowMs: number }): Promise<{ ok: boolean; code?: string; reason?: string }> {
       const s = await withTransaction((c) => lockSwap(c, swapId));
       const tx = await chainAdapterFor(s.environment).getTransaction(s.chain, s.txHash!, new Date(nowMs));

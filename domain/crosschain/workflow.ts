@@ -1,7 +1,7 @@
 import { withTransaction } from '../db/pool';
 import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
-import { lockBridgeTransfer, recordBridgeEvent, updateBridgeTransfer, type BridgeTransfer } from './index';
+import { lockBridgeTransfer, recordBridgeEvent, updateBridgeTransfer, type BridgeTransfer } from './transfers';
 
 /**
  * Starts the transfer's workflow (id bridge-<id>) with the platform's search attributes, so an

@@ -19,7 +19,7 @@ import type pg from 'pg';
 import { custodyAddress } from '../chains/custody';
 import { getToken } from '../chains/registry';
 import { ensureChainLedgerAccount } from '../chains/books';
-import { amountRefusal, compareProtocols, createBridgeQuote, getBridgeTransfer, initiateBridgeTransfer, resolveRoute, toPublicBridgeTransfer, type BridgeTransfer } from '../crosschain';
+import { amountRefusal, compareProtocols, createBridgeQuote, getBridgeTransfer, initiateBridgeTransfer, resolveRoute, type BridgeTransfer } from '../crosschain';
 import { updateAssignments } from '../db/update';
 import { getPool as getDb, withTransaction, type Queryable } from '../db/pool';
 import { postEntry, systemAccount, workflowIdempotencyKey } from '../ledger';
@@ -29,7 +29,7 @@ import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { resolveAccount } from './accounts';
 import { createSwapQuote, priceTrade } from './quotes';
-import { createSwap, getSwap, presentSwap, type SandboxOutcome } from './swaps';
+import { createSwap, getSwap, type SandboxOutcome, type Swap } from './swaps';
 import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
 export type CrosschainSwapStatus = 'pending' | 'bridging' | 'swapping' | 'returning' | 'completed' | 'failed';
@@ -346,34 +346,18 @@ export async function finishCrosschainSwap(id: string, outcome: CrosschainOutcom
   });
 }
 
-/** The record with its legs as they are now. */
-export async function presentCrosschainSwap(x: CrosschainSwap) {
-  const [out, swap, back] = await Promise.all([
+export interface CrosschainSwapLegs {
+  bridge: BridgeTransfer | null;
+  swap: Swap | null;
+  returnBridge: BridgeTransfer | null;
+}
+
+/** The record's legs as they are now (the outbound bridge, the swap, the return bridge when compensated). */
+export async function crosschainSwapLegs(x: CrosschainSwap): Promise<CrosschainSwapLegs> {
+  const [bridge, swap, returnBridge] = await Promise.all([
     x.bridgeTransferId ? getBridgeTransfer(x.bridgeTransferId) : null,
     x.swapId ? getSwap(x.swapId) : null,
     x.returnBridgeTransferId ? getBridgeTransfer(x.returnBridgeTransferId) : null,
   ]);
-  return {
-    crosschain_swap_id: x.id,
-    status: x.status,
-    source_chain: x.sourceChain,
-    destination_chain: x.destinationChain,
-    from_token: x.fromToken,
-    to_token: x.toToken,
-    amount: x.amount,
-    slippage_bps: x.slippageBps,
-    account_id: x.accountId,
-    workflow_id: x.workflowId,
-    bridged_amount: x.bridgedAmount,
-    output_amount: x.outputAmount,
-    returned_amount: x.returnedAmount,
-    bridge: out ? toPublicBridgeTransfer(out) : null,
-    swap: swap ? presentSwap(swap) : null,
-    return_bridge: back ? toPublicBridgeTransfer(back) : null,
-    failure: x.failureCode ? { code: x.failureCode, reason: x.failureReason ?? '' } : null,
-    compensation_executed: x.compensationExecuted,
-    created_at: x.createdAt.toISOString(),
-    completed_at: x.completedAt?.toISOString() ?? null,
-    failed_at: x.failedAt?.toISOString() ?? null,
-  };
+  return { bridge, swap, returnBridge };
 }

@@ -377,23 +377,3 @@ export async function getFlashLoan(id: string, scope: { userId: string; environm
   const r = rows[0];
   return r && r.user_id === scope.userId && r.environment === scope.environment ? toLoan(r) : null;
 }
-
-export function presentFlashLoan(l: FlashLoan) {
-  return {
-    id: l.id,
-    status: 'completed',
-    chain: l.chain,
-    lending_pool: l.lendingPoolId,
-    token: l.token,
-    amount: l.amount,
-    fee: l.fee,
-    operations: l.operations,
-    final_amount: l.finalAmount,
-    network_fee: l.networkFee,
-    profit: l.profit,
-    account_id: l.accountId,
-    entry_id: l.entryId,
-    workflow_id: l.workflowId,
-    created_at: l.createdAt,
-  };
-}

@@ -340,34 +340,3 @@ export async function lockSwapQuote(c: pg.PoolClient, id: string): Promise<SwapQ
   const { rows } = await c.query<QuoteRow>(`${SELECT} WHERE q.id = $1 FOR UPDATE OF q`, [id]);
   return rows[0] ? toQuote(rows[0]) : null;
 }
-
-/** The spec's Swap quote record (plus the minimum, slippage, gas price and network fee). */
-export function presentQuote(q: SwapQuote) {
-  return {
-    quote_id: q.id,
-    chain: q.chain,
-    token_in: q.tokenIn,
-    token_out: q.tokenOut,
-    amount_in: q.amountIn,
-    estimated_output: q.estimatedOutput,
-    price_impact_percent: q.priceImpactPercent,
-    estimated_gas_usd: q.estimatedGasUsd,
-    best_route: { dex: q.route.dex, path: q.route.path, pools: q.route.pools, fee_tier: q.route.fee_tier },
-    alternative_routes: q.alternatives.map((a) => ({
-      dex: a.dex,
-      estimated_output: a.estimated_output,
-      price_impact_percent: a.price_impact_percent,
-      path: a.path,
-      pools: a.pools,
-      fee_tier: a.fee_tier,
-      estimated_gas_usd: a.estimated_gas_usd,
-    })),
-    minimum_output: q.minimumOutput,
-    slippage_bps: q.slippageBps,
-    network_fee: q.networkFee,
-    gas_price_gwei: q.gasPriceGwei,
-    dex_sources: q.dexSources,
-    quote_expires_at: q.expiresAt.toISOString(),
-    created_at: q.createdAt.toISOString(),
-  };
-}

@@ -1,25 +1,19 @@
 /**
  * Swaps: a quote executed once by its owner. createSwap spends the quote and records the swap as
  * pending; the swap workflow (workflows/swap.ts, activities/defi) checks, reserves, submits, waits
- * for inclusion, executes against the pools (settleSwap) and settles, or compensates.
+ * for inclusion, executes against the pools (./settle.ts) and settles, or compensates.
  */
 import type pg from 'pg';
 import { validateAddress } from '../chains/addresses';
-import type { ChainTx } from '../chains/adapter';
-import { getChain, getToken } from '../chains/registry';
+import { getChain } from '../chains/registry';
 import { updateAssignments } from '../db/update';
 import { getPool as getDb, withTransaction, type Queryable } from '../db/pool';
-import { writeOutboxEvent } from '../events/outbox';
-import { postEntry, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../ledger';
 import { DecimalMoney as D } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
-import { latestRate } from '../rates';
-import { dexSettlementAccount, ensureChainLedgerAccount, resolveAccount } from './accounts';
-import { gasCostNative, nativeUsdPrice, routerAddress } from './gas';
-import { lockPools, saveReserves, type DexPool } from './pools';
-import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './pricing';
+import { resolveAccount } from './accounts';
+import { routerAddress } from './gas';
 import { lockSwapQuote, type StoredRoute } from './quotes';
 import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 
@@ -104,6 +98,11 @@ const WITH_PRECISION = (cte: string) => `WITH s AS (${cte}) SELECT s.*, ai.preci
 const fmt = (v: string | null, p: number) => (v === null ? null : new D(v).toFixed(p));
 /** a - b at a's scale (both are amounts of the same asset, already at its precision). */
 const minus = (a: string, b: string) => new D(a).minus(b).toFixed(a.split('.')[1]?.length ?? 0);
+
+/** What reached the customer's book: the actual output less the network fee (null until settled). */
+export function amountReceived(s: Pick<Swap, 'actualOutput' | 'networkFee'>): string | null {
+  return s.actualOutput && s.networkFee ? minus(s.actualOutput, s.networkFee) : null;
+}
 
 function toSwap(r: Row): Swap {
   return {
@@ -301,185 +300,4 @@ export function swapTxRequest(s: Swap, workflowId: string) {
     idempotencyKey: `${workflowId}:submit`,
     ...(s.maxGasPriceGwei ? { maxGasPriceGwei: s.maxGasPriceGwei } : {}),
   };
-}
-
-export type SettleResult = { ok: true; swap: Swap } | { ok: false; code: string; reason: string };
-
-/**
- * The DEX executes the included transaction: in ONE database transaction, lock the route's
- * pools, compute each hop's output from the CURRENT reserves (a swap executed in between makes
- * this one worse), refuse below the minimum (SLIPPAGE_EXCEEDED: nothing written), write the new
- * reserves, replace the reservation by the settlement entry (token_in to the DEX, token_out from
- * the DEX to the customer's chain book, the network fee to fee revenue), complete the swap and
- * write swap.completed.
- */
-export async function settleSwap(swapId: string, workflowId: string, tx: ChainTx): Promise<SettleResult> {
-  return withTransaction(async (c) => {
-    const s = await lockSwap(c, swapId);
-    if (s.status === 'completed') return { ok: true, swap: s };
-    if (s.status === 'failed') return { ok: false, code: s.failureCode ?? 'SWAP_FAILED', reason: s.failureReason ?? 'failed' };
-    const chain = getChain(s.chain);
-    const tIn = getToken(chain.id, s.tokenIn);
-    const tOut = getToken(chain.id, s.tokenOut);
-    const pools = await lockPools(c, s.environment, s.route.pools);
-    const { rows: prec } = await c.query<{ precision: number }>('SELECT precision FROM assets WHERE code = $1', [s.assetOut]);
-    const precisionOut = prec[0].precision;
-
-    let amount = toBaseUnits(s.amountIn, tIn.decimals);
-    const changed: DexPool[] = [];
-    const hops: Array<{ pool_id: string; amount_in: string; amount_out: string }> = [];
-    try {
-      for (let k = 0; k < s.route.hops.length; k++) {
-        const h = s.route.hops[k];
-        const pool = pools.get(h.pool_id);
-        if (!pool) return { ok: false, code: 'POOL_UNAVAILABLE', reason: `pool ${h.pool_id} no longer exists` };
-        let out = getAmountOut(pool, h.token_in, h.token_out, amount);
-        if (k === s.route.hops.length - 1) out = floorToPrecision(out, pool.decimals[pool.tokens.indexOf(h.token_out)], precisionOut);
-        if (out <= 0n) return { ok: false, code: 'INSUFFICIENT_LIQUIDITY', reason: `${pool.id} would return nothing` };
-        const after = { ...applySwap(pool, h.token_in, h.token_out, amount, out), environment: pool.environment } as DexPool;
-        pools.set(pool.id, after);
-        changed.push(after);
-        hops.push({ pool_id: pool.id, amount_in: amount.toString(), amount_out: out.toString() });
-        amount = out;
-      }
-    } catch (err) {
-      if (err instanceof PricingError) return { ok: false, code: 'INSUFFICIENT_LIQUIDITY', reason: err.message };
-      throw err;
-    }
-    const actual = fromBaseUnits(amount, tOut.decimals, precisionOut);
-    if (new D(actual).lt(s.minimumOutput)) {
-      return {
-        ok: false,
-        code: 'SLIPPAGE_EXCEEDED',
-        reason: `the pools would pay ${actual} ${s.tokenOut}, below the minimum of ${s.minimumOutput} (quoted ${s.expectedOutput}); the router reverted`,
-      };
-    }
-    for (const p of changed) await saveReserves(c, p);
-
-    // The network fee: the gas the transaction actually used, at its gas price, in token_out.
-    const [nativeUsd, rateOut] = await Promise.all([nativeUsdPrice(chain, c), latestRate(s.assetOut, c)]);
-    const gasUsd = gasCostNative(chain, tx.gasUsed, tx.gasPriceGwei).times(nativeUsd);
-    let fee = rateOut ? gasUsd.div(rateOut.rate).toDecimalPlaces(precisionOut, D.ROUND_UP) : new D(0);
-    if (fee.gt(actual)) fee = new D(actual);
-    const received = new D(actual).minus(fee);
-
-    const entryId = newId('je');
-    if (s.reservationEntryId) {
-      await voidPending(s.reservationEntryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'release-for-settlement'), reason: `superseded by settlement entry ${entryId}` }, c);
-    }
-    const [bookIn, bookOut, dexIn, dexOut] = await Promise.all([
-      ensureChainLedgerAccount(c, s.accountId, s.assetIn, s.chain),
-      ensureChainLedgerAccount(c, s.accountId, s.assetOut, s.chain),
-      dexSettlementAccount(s.environment, s.chain, s.dex, s.assetIn, c),
-      dexSettlementAccount(s.environment, s.chain, s.dex, s.assetOut, c),
-    ]);
-    const lines: LineInput[] = [
-      { accountId: bookIn, direction: 'debit', amount: s.amountIn },
-      { accountId: dexIn, direction: 'credit', amount: s.amountIn },
-      { accountId: dexOut, direction: 'debit', amount: actual },
-    ];
-    if (received.gt(0)) lines.push({ accountId: bookOut, direction: 'credit', amount: received.toFixed(precisionOut) });
-    if (fee.gt(0)) {
-      lines.push({ accountId: await systemAccount(s.environment, s.assetOut, 'fee_revenue', s.id, c), direction: 'credit', amount: fee.toFixed(precisionOut), transactionType: 'fee' });
-    }
-    const entry = await postEntry(
-      {
-        environment: s.environment,
-        idempotencyKey: workflowIdempotencyKey(workflowId, 'settle'),
-        entryId,
-        type: 'swap',
-        description: `Swap ${s.amountIn} ${s.tokenIn} for ${s.tokenOut} on ${s.dex} (${s.chain})`,
-        reference: tx.hash,
-        lines,
-        userId: s.userId,
-        metadata: { swap_id: s.id, quote_id: s.quoteId, chain: s.chain, dex: s.dex, pools: s.route.pools, tx_hash: tx.hash, hops, network_fee: fee.toFixed(precisionOut) },
-      },
-      c,
-    );
-    const done = await updateSwap(c, s.id, {
-      status: 'completed',
-      actual_output: actual,
-      network_fee: fee.toFixed(precisionOut),
-      gas_used: tx.gasUsed,
-      gas_price_gwei: tx.gasPriceGwei,
-      block_number: tx.blockNumber === null ? undefined : String(tx.blockNumber),
-      settlement_entry_id: entry.id,
-      completed_at: 'now',
-    });
-    await writeOutboxEvent(c, {
-      type: 'swap.completed',
-      environment: s.environment,
-      userId: s.userId,
-      aggregateType: 'swap',
-      aggregateId: s.id,
-      data: swapCompletedData(done),
-    });
-    return { ok: true, swap: done };
-  });
-}
-
-export function swapCompletedData(s: Swap) {
-  return {
-    swap_id: s.id,
-    quote_id: s.quoteId,
-    account_id: s.accountId,
-    chain: s.chain,
-    dex: s.dex,
-    pools: s.route.pools,
-    token_in: s.tokenIn,
-    token_out: s.tokenOut,
-    amount_in: s.amountIn,
-    amount_out: s.actualOutput!,
-    network_fee: s.networkFee!,
-    amount_received: minus(s.actualOutput!, s.networkFee!),
-    tx_hash: s.txHash!,
-    entry_id: s.settlementEntryId!,
-    completed_at: (s.completedAt ?? new Date()).toISOString(),
-  };
-}
-
-/** The spec's Swap execution record, with the outcome fields once known. */
-export function presentSwap(s: Swap) {
-  return {
-    swap_id: s.id,
-    quote_id: s.quoteId,
-    status: s.status,
-    tx_hash: s.txHash,
-    chain: s.chain,
-    token_in: s.tokenIn,
-    token_out: s.tokenOut,
-    dex: s.dex,
-    amount_in: s.amountIn,
-    expected_output: s.expectedOutput,
-    minimum_output: s.minimumOutput,
-    actual_output: s.actualOutput,
-    network_fee: s.networkFee,
-    amount_received: s.actualOutput && s.networkFee ? minus(s.actualOutput, s.networkFee) : null,
-    gas_price_gwei: s.gasPriceGwei,
-    gas_used: s.gasUsed,
-    block_number: s.blockNumber === null ? null : Number(s.blockNumber),
-    route: { dex: s.route.dex, path: s.route.path, pools: s.route.pools, fee_tier: s.route.fee_tier },
-    account_id: s.accountId,
-    wallet_address: s.walletAddress,
-    max_gas_price_gwei: s.maxGasPriceGwei,
-    deadline_at: s.deadlineAt.toISOString(),
-    workflow_id: s.workflowId,
-    failure: s.failureCode ? { code: s.failureCode, reason: s.failureReason ?? '' } : null,
-    compensation_executed: s.compensationExecuted,
-    created_at: s.createdAt.toISOString(),
-    completed_at: s.completedAt?.toISOString() ?? null,
-    failed_at: s.failedAt?.toISOString() ?? null,
-  };
-}
-
-/**
- * The execute answer: the swap as it was when its transaction was submitted (the spec's
- * 'submitted' with tx_hash), even if a fast chain has already included or settled it by the time
- * the answer is written; GET shows the progress. A swap that failed before submission, or is
- * still pending when the wait ends, is shown as it is.
- */
-export function presentSubmitted(s: Swap) {
-  const v = presentSwap(s);
-  if (!s.txHash) return v;
-  return { ...v, status: 'submitted' as const, actual_output: null, network_fee: null, amount_received: null, gas_used: null, block_number: null, failure: null, compensation_executed: false, completed_at: null, failed_at: null };
 }
