@@ -1,0 +1,37 @@
+/**
+ * An account as its owner reaches it: the caller's account in the caller's environment, or
+ * NOT_FOUND (another user's or environment's account does not exist for them), and what hangs
+ * off it. The REST routes (api/routes/accounts) call these.
+ */
+import type { Principal } from '../auth/principal';
+import { listTransactions, type Transaction, type TransactionQuery } from '../ledger/transactions';
+import { DomainError } from '../platform/errors';
+import { listAccountTransfers, type Transfer } from '../transfers';
+import { getAccount, getBalances, type Account, type AccountBalances } from './index';
+
+export async function getOwnAccount(p: Principal, id: string): Promise<Account> {
+  const account = await getAccount(p.userId, p.environment, id);
+  if (!account) throw new DomainError('NOT_FOUND', 'Account not found');
+  return account;
+}
+
+export async function getOwnBalances(p: Principal, id: string): Promise<AccountBalances> {
+  const account = await getOwnAccount(p, id);
+  return getBalances(account.id);
+}
+
+/** Transactions (postings) of one of the caller's accounts. */
+export async function listOwnAccountTransactions(
+  p: Principal,
+  id: string,
+  q: Omit<TransactionQuery, 'accountId' | 'userId' | 'environment'>,
+): Promise<{ items: Transaction[]; total: number }> {
+  const account = await getOwnAccount(p, id);
+  return listTransactions({ ...q, accountId: account.id, userId: p.userId, environment: p.environment });
+}
+
+/** Transfers into or out of one of the caller's accounts, newest first. */
+export async function listOwnAccountTransfers(p: Principal, id: string, page: { offset: number; limit: number }): Promise<{ items: Transfer[]; total: number }> {
+  const account = await getOwnAccount(p, id);
+  return listAccountTransfers(account.id, page);
+}

@@ -1,0 +1,37 @@
+import type { Principal } from '../auth/principal';
+import { DomainError } from '../platform/errors';
+import { createImmediateTransfer, createWorkflowTransfer, getTransfer, type CreateTransferInput, type Transfer } from './index';
+import { signalTransferReview, startTransferWorkflow } from './workflow';
+
+/**
+ * Creates a transfer: posted at once in one database transaction (`workflow` false), or recorded
+ * pending and handed to its workflow. When the workflow cannot be started the transfer is failed
+ * (startTransferWorkflow) and the caller gets WORKFLOW_UNAVAILABLE: nothing was moved.
+ */
+export async function startTransfer(input: CreateTransferInput, opts: { workflow: boolean }): Promise<Transfer> {
+  if (!opts.workflow) return createImmediateTransfer(input);
+  const t = await createWorkflowTransfer(input);
+  await startTransferWorkflow(t).catch(() => {
+    throw new DomainError('WORKFLOW_UNAVAILABLE', 'The transfer could not be started; nothing was moved. Retry later.');
+  });
+  return t;
+}
+
+/**
+ * An operator's decision on a transfer held for review: signalled to its workflow. Only a transfer
+ * in pending_review with a workflow can be decided (else NOT_AWAITING_REVIEW). Returns the
+ * transfer as it was when the decision was sent.
+ */
+export async function reviewTransfer(
+  p: Principal,
+  id: string,
+  decision: { decision: 'approve' | 'reject'; reason?: string },
+): Promise<Transfer> {
+  const t = await getTransfer(id, { environment: p.environment });
+  if (!t) throw new DomainError('NOT_FOUND', 'Transfer not found');
+  if (t.status !== 'pending_review' || !t.workflowId) {
+    throw new DomainError('NOT_AWAITING_REVIEW', `Transfer is ${t.status}, not awaiting review`);
+  }
+  await signalTransferReview(t.workflowId, { ...decision, reviewer: p.email });
+  return t;
+}
