@@ -1,56 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  closeAccount,
-  createAccount,
-  freezeAccount,
-  getAccount,
-  getBalances,
-  listAccounts,
-  toPublicAccount,
-  unfreezeAccount,
-  type AccountType,
-} from '../../../domain/accounts';
+import { closeAccount, createAccount, freezeAccount, listAccounts, unfreezeAccount, type AccountType } from '../../../domain/accounts';
+import { getOwnAccount, getOwnBalances, listOwnAccountTransactions, listOwnAccountTransfers } from '../../../domain/accounts/own';
 import { moveCash } from '../../../domain/cash';
-import { listTransactions, TRANSACTION_TYPES, type TransactionSort, type TransactionStatus, type TransactionType } from '../../../domain/ledger/transactions';
-import { listAccountTransfers } from '../../../domain/transfers';
-import { notFound } from '../../errors';
+import type { TransactionSort, TransactionStatus, TransactionType } from '../../../domain/ledger/transactions';
 import { pageParams, paginate } from '../../pagination';
-import { accountSchema, balancesSchema, presentTransaction, presentTransfer, transactionSchema, transferSchema } from '../../presenters/banking';
-import { decimalString, envelope, errorResponses, metadataSchema, paginatedEnvelope, paginationQuery } from '../../schemas';
+import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
-
-const uuidParams = { type: 'object', required: ['uuid'], properties: { uuid: { type: 'string', maxLength: 64 } } };
-
-const cashBody = {
-  type: 'object',
-  required: ['amount', 'asset_code'],
-  additionalProperties: false,
-  properties: {
-    amount: decimalString,
-    asset_code: { type: 'string', minLength: 1, maxLength: 12 },
-    reference: { type: 'string', maxLength: 140 },
-  },
-};
-
-const cashResult = {
-  type: 'object',
-  properties: {
-    transaction: transactionSchema,
-    entry_id: { type: 'string' },
-    settlement: { type: 'string', enum: ['settled', 'awaiting_confirmation'] },
-  },
-};
+import { presentTransaction } from '../transactions/presenters';
+import { transactionSchema } from '../transactions/schemas';
+import { presentTransfer } from '../transfers/presenters';
+import { transferSchema } from '../transfers/schemas';
+import { presentAccount, presentBalances, presentCashMovement } from './presenters';
+import { accountSchema, balancesSchema, cashBody, cashResult, createBody, pageQuery, reasonBody, transactionsQuery, uuidParams } from './schemas';
 
 export default async function accountRoutes(app: FastifyInstance) {
-  /** The caller's account or 404 (another user's or environment's account does not exist for them). */
-  async function ownAccount(request: { principal?: unknown; params: unknown }) {
-    const p = principalOf(request as never);
-    const id = (request.params as { uuid: string }).uuid;
-    const account = await getAccount(p.userId, p.environment, id);
-    if (!account) throw notFound('Account');
-    return account;
-  }
-
   // The published v2 paths, and the unversioned core paths the spec lists for the same operations.
   for (const base of ['/api/v2', '/api']) {
     const tags = [base === '/api' ? 'Accounts (unversioned)' : 'Accounts'];
@@ -61,7 +24,7 @@ export default async function accountRoutes(app: FastifyInstance) {
         schema: {
           tags,
           summary: "The caller's accounts in the key's environment",
-          querystring: { type: 'object', properties: paginationQuery, additionalProperties: false },
+          querystring: pageQuery,
           response: { 200: paginatedEnvelope(accountSchema), ...errorResponses },
         },
       },
@@ -69,7 +32,7 @@ export default async function accountRoutes(app: FastifyInstance) {
         const p = principalOf(request);
         const pp = pageParams(request.query);
         const { items, total } = await listAccounts(p.userId, p.environment, { page: pp.page, perPage: pp.perPage });
-        return paginate(request, items.map(toPublicAccount), total, pp);
+        return paginate(request, items.map(presentAccount), total, pp);
       },
     );
 
@@ -79,30 +42,21 @@ export default async function accountRoutes(app: FastifyInstance) {
         schema: {
           tags,
           summary: 'Open an account (status active); balances appear per asset on first use',
-          body: {
-            type: 'object',
-            required: ['name'],
-            additionalProperties: false,
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 255 },
-              type: { type: 'string', enum: ['personal', 'business', 'savings'], default: 'personal' },
-              metadata: metadataSchema,
-            },
-          },
+          body: createBody,
           response: { 201: envelope(accountSchema), ...errorResponses },
         },
       },
       async (request, reply) => {
         const p = principalOf(request);
         const account = await createAccount({ userId: p.userId, environment: p.environment, ...request.body });
-        return reply.code(201).send({ data: toPublicAccount(account) });
+        return reply.code(201).send({ data: presentAccount(account) });
       },
     );
 
     app.get<{ Params: { uuid: string } }>(
       `${base}/accounts/:uuid`,
       { schema: { tags, summary: 'One account', params: uuidParams, response: { 200: envelope(accountSchema), ...errorResponses } } },
-      async (request) => ({ data: toPublicAccount(await ownAccount(request)) }),
+      async (request) => ({ data: presentAccount(await getOwnAccount(principalOf(request), request.params.uuid)) }),
     );
 
     app.get<{ Params: { uuid: string } }>(
@@ -115,10 +69,7 @@ export default async function accountRoutes(app: FastifyInstance) {
           response: { 200: envelope(balancesSchema), ...errorResponses },
         },
       },
-      async (request) => {
-        const account = await ownAccount(request);
-        return { data: await getBalances(account.id) };
-      },
+      async (request) => ({ data: presentBalances(await getOwnBalances(principalOf(request), request.params.uuid)) }),
     );
   }
 
@@ -135,32 +86,14 @@ export default async function accountRoutes(app: FastifyInstance) {
         summary: 'Transactions of an account (every posting to it), paginated',
         description: 'type filters deposit, withdrawal, transfer (in and out), fee or reversal; limit is an alias of per_page; sort takes created_at or amount, "-" for descending (default -created_at).',
         params: uuidParams,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...paginationQuery,
-            limit: { type: 'integer', minimum: 1, maximum: 100 },
-            type: { type: 'string', enum: ['transfer', ...TRANSACTION_TYPES] },
-            status: { type: 'string', enum: ['pending', 'completed', 'failed'] },
-            asset_code: { type: 'string', maxLength: 12 },
-            start_date: { type: 'string', format: 'date-time' },
-            end_date: { type: 'string', format: 'date-time' },
-            sort: { type: 'string', enum: ['created_at', '-created_at', 'amount', '-amount'] },
-          },
-        },
+        querystring: transactionsQuery,
         response: { 200: paginatedEnvelope(transactionSchema), ...errorResponses },
       },
     },
     async (request) => {
-      const p = principalOf(request);
-      const account = await ownAccount(request);
       const q = request.query;
       const pp = pageParams({ page: q.page, per_page: q.limit ?? q.per_page });
-      const { items, total } = await listTransactions({
-        accountId: account.id,
-        userId: p.userId,
-        environment: p.environment,
+      const { items, total } = await listOwnAccountTransactions(principalOf(request), request.params.uuid, {
         type: q.type as TransactionType | 'transfer' | undefined,
         status: q.status,
         assetCode: q.asset_code,
@@ -181,14 +114,13 @@ export default async function accountRoutes(app: FastifyInstance) {
         tags,
         summary: 'Transfers into or out of an account, newest first',
         params: uuidParams,
-        querystring: { type: 'object', properties: paginationQuery, additionalProperties: false },
+        querystring: pageQuery,
         response: { 200: paginatedEnvelope(transferSchema), ...errorResponses },
       },
     },
     async (request) => {
-      const account = await ownAccount(request);
       const pp = pageParams(request.query);
-      const { items, total } = await listAccountTransfers(account.id, { offset: pp.offset, limit: pp.perPage });
+      const { items, total } = await listOwnAccountTransfers(principalOf(request), request.params.uuid, { offset: pp.offset, limit: pp.perPage });
       return paginate(request, items.map((t) => presentTransfer(t)), total, pp);
     },
   );
@@ -212,7 +144,7 @@ export default async function accountRoutes(app: FastifyInstance) {
       },
       async (request, reply) => {
         const p = principalOf(request);
-        const { entry, transaction } = await moveCash(kind, {
+        const movement = await moveCash(kind, {
           userId: p.userId,
           environment: p.environment,
           accountId: request.params.uuid,
@@ -221,13 +153,7 @@ export default async function accountRoutes(app: FastifyInstance) {
           reference: request.body.reference,
           idempotencyKey: request.idempotencyKey,
         });
-        return reply.code(201).send({
-          data: {
-            transaction: presentTransaction(transaction),
-            entry_id: entry.id,
-            settlement: entry.status === 'posted' ? 'settled' : 'awaiting_confirmation',
-          },
-        });
+        return reply.code(201).send({ data: presentCashMovement(movement) });
       },
     );
   }
@@ -248,14 +174,14 @@ export default async function accountRoutes(app: FastifyInstance) {
                 ? 'Only accounts with zero balances and nothing pending can be closed; a closed account can neither send nor receive.'
                 : 'Lets a frozen account send again.',
           params: uuidParams,
-          body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', maxLength: 500 } } },
+          body: reasonBody,
           response: { 200: envelope(accountSchema), ...errorResponses },
         },
       },
       async (request) => {
         const p = principalOf(request);
         const account = await fn(request.params.uuid, { environment: p.environment, reason: request.body?.reason });
-        return { data: toPublicAccount(account) };
+        return { data: presentAccount(account) };
       },
     );
   }

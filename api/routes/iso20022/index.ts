@@ -1,54 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors';
 import { envelope, errorResponses } from '../../schemas';
 import { getConfig } from '../../../iso20022/config';
 import { generateMessage, parseMessage, supportedTypes, validateMessage } from '../../../iso20022/index';
-
-const TAGS = ['ISO 20022'];
-const XML_TYPES = ['application/xml', 'text/xml'];
-
-const xmlBody = { type: 'string', description: 'An ISO 20022 XML message (Document, or an envelope holding AppHdr + Document)' } as const;
-
-/** Body schema for routes taking XML as application/xml, text/xml or JSON `{ "xml": "..." }`. */
-const xmlOrJsonBody = {
-  content: {
-    'application/xml': { schema: xmlBody },
-    'text/xml': { schema: xmlBody },
-    'application/json': {
-      schema: { type: 'object', required: ['xml'], properties: { xml: { type: 'string' } } },
-    },
-  },
-} as const;
-
-const issueSchema = {
-  type: 'object',
-  properties: {
-    line: { type: 'integer' },
-    column: { type: 'integer' },
-    path: { type: 'string' },
-    message: { type: 'string' },
-    kind: { type: 'string', enum: ['xsd', 'business'] },
-    rule: { type: 'string' },
-  },
-} as const;
-
-/** The app's error envelope for the statuses these routes produce (415 for a body type they do not take). */
-const commonErrors = { ...errorResponses, 415: errorResponses['422'] };
-
-/** The XML text of a request: the raw body for XML content types, or the `xml` member of a JSON body. */
-function xmlOf(req: FastifyRequest): string {
-  const body = req.body as unknown;
-  if (typeof body === 'string') return body;
-  if (body && typeof body === 'object' && typeof (body as { xml?: unknown }).xml === 'string') return (body as { xml: string }).xml;
-  throw new ApiError(400, 'INVALID_XML', 'Send the XML as application/xml or text/xml, or as JSON { "xml": "..." }', {
-    source: { pointer: '/xml' },
-  });
-}
-
-function wantsJson(req: FastifyRequest): boolean {
-  const accept = req.headers.accept ?? '';
-  return /\bapplication\/json\b/i.test(accept) && !/\b(application|text)\/xml\b/i.test(accept.split(',')[0] ?? '');
-}
+import { wantsJson } from './presenters';
+import { commonErrors, generateBody, generateResponse, TAGS, validateResponse, XML_TYPES, xmlOf, xmlOrJsonBody } from './schemas';
 
 export default async function iso20022Routes(app: FastifyInstance): Promise<void> {
   const { maxBytes } = getConfig();
@@ -106,20 +61,7 @@ export default async function iso20022Routes(app: FastifyInstance): Promise<void
           'against the base ISO schema. Accepts application/xml, text/xml or JSON { "xml": "..." }.',
         body: xmlOrJsonBody,
         response: {
-          200: envelope({
-                type: 'object',
-                properties: {
-                  valid: { type: 'boolean' },
-                  message_type: { type: 'string' },
-                  version: { type: 'string' },
-                  namespace: { type: 'string' },
-                  variant: { type: 'string' },
-                  schemas: { type: 'object', additionalProperties: true },
-                  checks: { type: 'object', properties: { xsd: { type: 'boolean' }, business: { type: 'boolean' } } },
-                  notes: { type: 'array', items: { type: 'string' } },
-                  errors: { type: 'array', items: issueSchema },
-                },
-              }),
+          200: validateResponse,
           ...commonErrors,
         },
       },
@@ -142,36 +84,9 @@ export default async function iso20022Routes(app: FastifyInstance): Promise<void
           'Response: the XML as application/xml by default; with `Accept: application/json`, { data: { xml, message_type, version, ' +
           'message_id, end_to_end_ids, uetrs, ... } }. With `business_application_header: true` (or an object with from/to/version), ' +
           'the output is <Envelope><AppHdr xmlns="…head.001.001.02">…</AppHdr><Document>…</Document></Envelope>.',
-        body: {
-          type: 'object',
-          required: ['type'],
-          properties: {
-            type: { type: 'string', description: 'Message type, e.g. "pacs.008" (a full version such as "pacs.008.001.09" also works)' },
-            version: { type: 'string', description: 'Version with a schema, e.g. "pain.001.001.03"' },
-            amount: { description: 'Decimal string, e.g. "1250.00" (never a JSON number)' },
-            currency: { type: 'string', description: 'ISO 4217 code' },
-            debtor: { type: 'object', additionalProperties: true },
-            creditor: { type: 'object', additionalProperties: true },
-            business_application_header: {
-              description: 'true, or { from, to, version, business_message_id, business_service } to wrap the message with head.001',
-            },
-          },
-          additionalProperties: true,
-        },
+        body: generateBody,
         response: {
-          200: {
-            description: 'The generated message: application/xml text, or JSON when Accept: application/json',
-            content: {
-              'application/xml': { schema: { type: 'string' } },
-              'application/json': {
-                schema: envelope({
-                  type: 'object',
-                  properties: { xml: { type: 'string' }, message_type: { type: 'string' }, version: { type: 'string' } },
-                  additionalProperties: true,
-                }),
-              },
-            },
-          },
+          200: generateResponse,
           ...commonErrors,
         },
       },

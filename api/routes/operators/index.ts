@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { redeemBootstrapToken } from '../../../domain/auth/operators';
-import { getUser, toPublicUser } from '../../../domain/auth/users';
-import { notFound } from '../../errors';
+import { becomeFirstOperator } from '../../../domain/auth/self';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { userSchema } from '../auth';
+import { presentUser } from './presenters';
+import { bootstrapBody, userSchema } from './schemas';
 
 export default async function operatorRoutes(app: FastifyInstance) {
   app.post<{ Body: { token: string } }>(
@@ -17,20 +16,10 @@ export default async function operatorRoutes(app: FastifyInstance) {
         description:
           'Only with a login access token, only while no operator exists, and only once: a wrong, used or expired token, ' +
           'or any token once an operator exists, is 403 INVALID_BOOTSTRAP_TOKEN. Further operators: `npm run operator -- grant <email>`.',
-        body: {
-          type: 'object',
-          required: ['token'],
-          additionalProperties: false,
-          properties: { token: { type: 'string', minLength: 1, maxLength: 200 } },
-        },
+        body: bootstrapBody,
         response: { 200: envelope(userSchema), ...errorResponses },
       },
     },
-    async (request) => {
-      const { userId } = await redeemBootstrapToken(principalOf(request), request.body.token);
-      const user = await getUser(userId);
-      if (!user) throw notFound('User');
-      return { data: toPublicUser(user) };
-    },
+    async (request) => ({ data: presentUser(await becomeFirstOperator(principalOf(request), request.body.token)) }),
   );
 }

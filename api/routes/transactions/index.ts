@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { getTransaction, listTransactions, TRANSACTION_TYPES, type TransactionStatus, type TransactionType } from '../../../domain/ledger/transactions';
-import { reverseTransaction } from '../../../domain/reversals';
+import { listTransactions, type TransactionStatus, type TransactionType } from '../../../domain/ledger/transactions';
+import { reverseTransactionForCaller } from '../../../domain/reversals/request';
 import { pageParams, paginate } from '../../pagination';
-import { presentTransaction, transactionSchema } from '../../presenters/banking';
-import { envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
+import { errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
+import { presentReversal, presentTransaction } from './presenters';
+import { listQuery, reversalResult, reverseBody, transactionSchema } from './schemas';
 
 export default async function transactionRoutes(app: FastifyInstance) {
   for (const base of ['/api/v2', '/api']) {
@@ -14,16 +15,7 @@ export default async function transactionRoutes(app: FastifyInstance) {
         schema: {
           tags: [base === '/api' ? 'Transactions (unversioned)' : 'Transactions'],
           summary: "All transactions of the caller's accounts, newest first",
-          querystring: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              ...paginationQuery,
-              asset_code: { type: 'string', maxLength: 12 },
-              status: { type: 'string', enum: ['pending', 'completed', 'failed'] },
-              type: { type: 'string', enum: ['transfer', ...TRANSACTION_TYPES] },
-            },
-          },
+          querystring: listQuery,
           response: { 200: paginatedEnvelope(transactionSchema), ...errorResponses },
         },
       },
@@ -62,52 +54,14 @@ export default async function transactionRoutes(app: FastifyInstance) {
           'Reversing an incoming transfer whose funds were already spent is 422 INSUFFICIENT_FUNDS unless an operator forces it, which records ' +
           'the account going negative. Also 422 ALREADY_REVERSED, CANNOT_REVERSE_REVERSAL, NOT_POSTED; 404 for an unknown or another ' +
           "customer's transaction. Rules: docs/ledger.md, \"Reversals\".",
-        body: {
-          type: 'object',
-          required: ['transaction_id', 'reason'],
-          additionalProperties: false,
-          properties: {
-            transaction_id: { type: 'string', minLength: 1, maxLength: 64 },
-            reason: { type: 'string', minLength: 1, maxLength: 500 },
-            force: { type: 'boolean', default: false },
-          },
-        },
-        response: {
-          201: envelope({
-            type: 'object',
-            properties: {
-              reversal_entry_id: { type: 'string' },
-              original_entry_id: { type: 'string' },
-              transfer_uuid: { type: ['string', 'null'] },
-              transactions: { type: 'array', items: transactionSchema },
-              forced_overdraft: { type: ['array', 'null'], items: { type: 'object', additionalProperties: true } },
-            },
-          }),
-          ...errorResponses,
-        },
+        body: reverseBody,
+        response: { 201: reversalResult, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      const { reversal, original, transfer } = await reverseTransaction(p, {
-        transactionId: request.body.transaction_id,
-        reason: request.body.reason,
-        force: request.body.force,
-      });
-      const txns = [];
-      for (const line of reversal.lines.filter((l) => l.customerAccountId)) {
-        const t = await getTransaction({ id: line.id, userId: p.isAdmin ? null : p.userId, environment: p.environment });
-        if (t) txns.push(presentTransaction(t));
-      }
-      return reply.code(201).send({
-        data: {
-          reversal_entry_id: reversal.id,
-          original_entry_id: original.id,
-          transfer_uuid: transfer?.id ?? null,
-          transactions: txns,
-          forced_overdraft: reversal.forcedOverdraft,
-        },
-      });
+      const b = request.body;
+      const r = await reverseTransactionForCaller(principalOf(request), { transactionId: b.transaction_id, reason: b.reason, force: b.force });
+      return reply.code(201).send({ data: presentReversal(r) });
     },
   );
 }

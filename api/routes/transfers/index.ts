@@ -1,75 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { getPool } from '../../../domain/db/pool';
-import {
-  createImmediateTransfer,
-  createWorkflowTransfer,
-  getTransfer,
-  type Transfer,
-} from '../../../domain/transfers';
-import { queryTransferProgress, signalTransferReview, startTransferWorkflow } from '../../../domain/transfers/workflow';
-import { ApiError, notFound } from '../../errors';
-import { presentTransfer, transferSchema } from '../../presenters/banking';
-import { decimalString, envelope, errorResponses, metadataSchema } from '../../schemas';
-import { principalOf } from '../../types';
 import type { Principal } from '../../../domain/auth/principal';
+import { reviewTransfer, startTransfer } from '../../../domain/transfers/start';
+import { getTransferWithProgress } from '../../../domain/transfers/visibility';
+import { envelope, errorResponses } from '../../schemas';
+import { principalOf } from '../../types';
+import { presentTransfer } from './presenters';
+import { fromLegacyBody, idParams, legacyTransferBody, reviewBody, transferBody, transferSchema, type LegacyTransferBody, type TransferBody } from './schemas';
 
-interface TransferBody {
-  from_account: string;
-  to_account: string;
-  amount: string;
-  asset_code: string;
-  reference?: string;
-  description?: string;
-  workflow_enabled?: boolean;
-  metadata?: Record<string, unknown>;
-}
-
-/** A transfer is visible to its sender and to the owner of the destination account. */
-async function visibleTransfer(p: Principal, id: string): Promise<Transfer> {
-  const t = await getTransfer(id, { environment: p.environment });
-  if (!t) throw notFound('Transfer');
-  if (t.userId !== p.userId) {
-    const { rows } = await getPool().query('SELECT 1 FROM accounts WHERE id = $1 AND user_id = $2', [t.toAccountId, p.userId]);
-    if (rows.length === 0) throw notFound('Transfer');
-  }
-  return t;
-}
-
-/**
- * Unversioned /api/transfers takes a JSON number. Only numbers whose shortest decimal form is
- * exact (no exponent, at most 15 significant digits) are accepted, so no float rounding leaks in.
- */
-export function numberToDecimalString(n: number): string {
-  const s = String(n);
-  if (!Number.isFinite(n) || /e/i.test(s) || s.replace(/^-?0*\.?0*/, '').replace('.', '').length > 15) {
-    throw new ApiError(422, 'INVALID_AMOUNT', 'amount must be a plain decimal with at most 15 significant digits; send a decimal string to /api/v2/transfers for more', {
-      source: { pointer: '/amount' },
-    });
-  }
-  return s;
+/** The request as the domain's transfer input (the caller is the sender). */
+function createInput(p: Principal, b: TransferBody) {
+  return {
+    userId: p.userId,
+    environment: p.environment,
+    fromAccountId: b.from_account,
+    toAccountId: b.to_account,
+    amount: b.amount,
+    assetCode: b.asset_code,
+    reference: b.reference,
+    description: b.description,
+    metadata: b.metadata,
+  };
 }
 
 export default async function transferRoutes(app: FastifyInstance) {
-  async function create(p: Principal, b: TransferBody) {
-    const input = {
-      userId: p.userId,
-      environment: p.environment,
-      fromAccountId: b.from_account,
-      toAccountId: b.to_account,
-      amount: b.amount,
-      assetCode: b.asset_code,
-      reference: b.reference,
-      description: b.description,
-      metadata: b.metadata,
-    };
-    if (b.workflow_enabled === false) return createImmediateTransfer(input);
-    const t = await createWorkflowTransfer(input);
-    await startTransferWorkflow(t).catch(() => {
-      throw new ApiError(503, 'WORKFLOW_UNAVAILABLE', 'The transfer could not be started; nothing was moved. Retry later.');
-    });
-    return t;
-  }
-
   app.post<{ Body: TransferBody }>(
     '/api/v2/transfers',
     {
@@ -82,31 +35,18 @@ export default async function transferRoutes(app: FastifyInstance) {
           '(large transfers wait for an operator review), posts and completes; a failure after the reserve voids it (compensation). ' +
           'The answer is 201 with status pending, workflow_id and estimated_completion. With workflow_enabled false the transfer is posted ' +
           'in one database transaction and returns completed. The fee (fees.transfer_fee) comes from the fee schedule and is paid by the sender.',
-        body: {
-          type: 'object',
-          required: ['from_account', 'to_account', 'amount', 'asset_code'],
-          additionalProperties: false,
-          properties: {
-            from_account: { type: 'string', minLength: 1, maxLength: 64 },
-            to_account: { type: 'string', minLength: 1, maxLength: 64 },
-            amount: decimalString,
-            asset_code: { type: 'string', minLength: 1, maxLength: 12 },
-            reference: { type: 'string', maxLength: 140 },
-            description: { type: 'string', maxLength: 500 },
-            workflow_enabled: { type: 'boolean', default: true },
-            metadata: metadataSchema,
-          },
-        },
+        body: transferBody,
         response: { 201: envelope(transferSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const t = await create(principalOf(request), request.body);
+      const b = request.body;
+      const t = await startTransfer(createInput(principalOf(request), b), { workflow: b.workflow_enabled !== false });
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );
 
-  app.post<{ Body: { from_account: string; to_account: string; amount: number | string; currency: string; description?: string } }>(
+  app.post<{ Body: LegacyTransferBody }>(
     '/api/transfers',
     {
       schema: {
@@ -115,38 +55,16 @@ export default async function transferRoutes(app: FastifyInstance) {
         description:
           'Maps onto POST /api/v2/transfers: currency is asset_code, description is both reference and description, and the transfer is ' +
           'posted immediately (workflow_enabled false). amount may be a JSON number (at most 15 significant digits, no exponent) or a decimal string.',
-        body: {
-          type: 'object',
-          required: ['from_account', 'to_account', 'amount', 'currency'],
-          additionalProperties: false,
-          properties: {
-            from_account: { type: 'string', minLength: 1, maxLength: 64 },
-            to_account: { type: 'string', minLength: 1, maxLength: 64 },
-            // Zero is refused by the amount rules (domain/money), as for every amount.
-            amount: { anyOf: [{ type: 'number', minimum: 0 }, decimalString] },
-            currency: { type: 'string', minLength: 1, maxLength: 12 },
-            description: { type: 'string', maxLength: 140 },
-          },
-        },
+        body: legacyTransferBody,
         response: { 201: envelope(transferSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const b = request.body;
-      const t = await create(principalOf(request), {
-        from_account: b.from_account,
-        to_account: b.to_account,
-        amount: typeof b.amount === 'number' ? numberToDecimalString(b.amount) : b.amount,
-        asset_code: b.currency,
-        reference: b.description,
-        description: b.description,
-        workflow_enabled: false,
-      });
+      const b = fromLegacyBody(request.body);
+      const t = await startTransfer(createInput(principalOf(request), b), { workflow: false });
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );
-
-  const idParams = { type: 'object', required: ['uuid'], properties: { uuid: { type: 'string', maxLength: 64 } } };
 
   app.get<{ Params: { uuid: string } }>(
     '/api/v2/transfers/:uuid',
@@ -159,10 +77,8 @@ export default async function transferRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const t = await visibleTransfer(principalOf(request), request.params.uuid);
-      const running = t.workflowId && (t.status === 'pending' || t.status === 'pending_review');
-      const progress = running ? await queryTransferProgress(t.workflowId!) : undefined;
-      return { data: presentTransfer(t, progress) };
+      const { transfer, progress } = await getTransferWithProgress(principalOf(request), request.params.uuid);
+      return { data: presentTransfer(transfer, progress) };
     },
   );
 
@@ -174,23 +90,12 @@ export default async function transferRoutes(app: FastifyInstance) {
         tags: ['Operations'],
         summary: 'Approve or reject a transfer held for review (platform operators only)',
         params: idParams,
-        body: {
-          type: 'object',
-          required: ['decision'],
-          additionalProperties: false,
-          properties: { decision: { type: 'string', enum: ['approve', 'reject'] }, reason: { type: 'string', maxLength: 500 } },
-        },
+        body: reviewBody,
         response: { 202: envelope(transferSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      const t = await getTransfer(request.params.uuid, { environment: p.environment });
-      if (!t) throw notFound('Transfer');
-      if (t.status !== 'pending_review' || !t.workflowId) {
-        throw new ApiError(422, 'NOT_AWAITING_REVIEW', `Transfer is ${t.status}, not awaiting review`);
-      }
-      await signalTransferReview(t.workflowId, { ...request.body, reviewer: p.email });
+      const t = await reviewTransfer(principalOf(request), request.params.uuid, request.body);
       return reply.code(202).send({ data: presentTransfer(t) });
     },
   );
