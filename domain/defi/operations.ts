@@ -49,7 +49,9 @@ export function slippageBpsOfFraction(fraction: number | undefined, pointer = '/
 // Swaps
 // ---------------------------------------------------------------------------------------------
 
-export type SwapQuoteInput = Omit<QuoteInput, 'slippageBps'> & {
+export type SwapQuoteInput = Omit<QuoteInput, 'slippageBps' | 'chain'> & {
+  /** Default ethereum. */
+  chain?: unknown;
   /** Basis points; default 50. */
   slippageBps?: number;
   /** Or a fraction (0.005 = 0.5 %), as POST /api/v1/defi/swap/quote takes it. */
@@ -58,8 +60,8 @@ export type SwapQuoteInput = Omit<QuoteInput, 'slippageBps'> & {
 
 /** Prices and stores a swap quote (./quotes.ts). */
 export function quoteSwap(input: SwapQuoteInput): Promise<SwapQuote> {
-  const { slippageTolerance, slippageBps, ...rest } = input;
-  return createSwapQuote({ ...rest, slippageBps: slippageTolerance !== undefined ? slippageBpsOfFraction(slippageTolerance) : (slippageBps ?? DEFAULT_SLIPPAGE_BPS) });
+  const { slippageTolerance, slippageBps, chain, ...rest } = input;
+  return createSwapQuote({ ...rest, chain: chain ?? 'ethereum', slippageBps: slippageTolerance !== undefined ? slippageBpsOfFraction(slippageTolerance) : (slippageBps ?? DEFAULT_SLIPPAGE_BPS) });
 }
 
 export interface ExecuteSwapInput extends Caller {

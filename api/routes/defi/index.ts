@@ -48,7 +48,7 @@ export default async function defiRoutes(app: FastifyInstance) {
       const qs = request.query;
       const q = await quoteSwap({
         ...caller(request),
-        chain: qs.chain ?? 'ethereum',
+        chain: qs.chain,
         tokenIn: qs.from,
         tokenOut: qs.to,
         amountIn: qs.amount,
@@ -99,7 +99,7 @@ export default async function defiRoutes(app: FastifyInstance) {
     const { quote, swap } = await quoteAndExecuteSwap(
       {
         ...caller(request),
-        chain: b.chain ?? 'ethereum',
+        chain: b.chain,
         tokenIn: b.from_token,
         tokenOut: b.to_token,
         amountIn: b.amount,
