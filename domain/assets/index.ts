@@ -1,5 +1,6 @@
+import type pg from 'pg';
 import { getPool, type Queryable } from '../db/pool';
-import { loadConfig } from '../platform/config';
+import { loadConfig, type Config } from '../platform/config';
 
 export type AssetType = 'fiat' | 'crypto' | 'commodity' | 'basket';
 
@@ -14,14 +15,6 @@ export interface Asset {
   maxAmount: string;
   /** Largest balance a customer account may hold; the ledger enforces it under its locks. */
   maxBalance: string;
-}
-
-// Assets change by migration, or by the ASSET_LIMITS setting applied when they are first loaded,
-// so a per-database cache is safe and saves a query per request (the limits included).
-const cache = new Map<string, Promise<Map<string, Asset>>>();
-
-function cacheKey(): string {
-  return process.env.DATABASE_URL ?? '';
 }
 
 type AssetRow = { code: string; name: string; type: AssetType; precision: number; is_active: boolean; max_amount: string; max_balance: string };
@@ -46,8 +39,10 @@ async function load(client: Queryable): Promise<Map<string, Asset>> {
  * rows that differ are touched; unknown codes are ignored (an asset added later picks them up at
  * the next start). An override stays in the table until changed again.
  */
-export async function applyAssetLimitOverrides(client: Queryable = getPool()): Promise<void> {
-  const overrides = loadConfig().assetLimits;
+export async function applyAssetLimitOverrides(
+  client: Queryable = getPool(),
+  overrides: Config['assetLimits'] = loadConfig().assetLimits,
+): Promise<void> {
   const rows = Object.entries(overrides).map(([code, l]) => ({ code, max_amount: l.maxAmount ?? null, max_balance: l.maxBalance ?? null }));
   if (rows.length === 0) return;
   await client.query(
@@ -59,35 +54,73 @@ export async function applyAssetLimitOverrides(client: Queryable = getPool()): P
   );
 }
 
-async function loadWithOverrides(): Promise<Map<string, Asset>> {
-  await applyAssetLimitOverrides();
-  return load(getPool());
+export interface AssetCatalog {
+  /** The asset with this code (case-insensitive), or null when unknown or inactive. */
+  getAsset(code: string, client?: Queryable): Promise<Asset | null>;
+  listAssets(client?: Queryable): Promise<Asset[]>;
+  /** Forgets the loaded assets (after inserting a new asset at runtime). */
+  clear(): void;
 }
 
-async function assets(client?: Queryable): Promise<Map<string, Asset>> {
-  if (client) return load(client);
-  const key = cacheKey();
-  let p = cache.get(key);
-  if (!p) {
-    p = loadWithOverrides();
-    cache.set(key, p);
-    p.catch(() => cache.delete(key));
+/**
+ * The assets of one database. Assets change by migration, or by the ASSET_LIMITS setting applied
+ * when they are first loaded, so the catalog loads them once (overrides applied first) and saves a
+ * query per request, the limits included. Given a client, it reads that client's view instead.
+ */
+export function createAssetCatalog(deps: { pool: Queryable; config: Pick<Config, 'assetLimits'> }): AssetCatalog {
+  let loaded: Promise<Map<string, Asset>> | undefined;
+
+  const assets = (client?: Queryable): Promise<Map<string, Asset>> => {
+    if (client) return load(client);
+    if (!loaded) {
+      const p = applyAssetLimitOverrides(deps.pool, deps.config.assetLimits).then(() => load(deps.pool));
+      loaded = p;
+      p.catch(() => {
+        if (loaded === p) loaded = undefined;
+      });
+    }
+    return loaded;
+  };
+
+  return {
+    async getAsset(code, client) {
+      if (typeof code !== 'string') return null;
+      const a = (await assets(client)).get(code.toUpperCase());
+      return a && a.isActive ? a : null;
+    },
+    async listAssets(client) {
+      return [...(await assets(client)).values()];
+    },
+    clear() {
+      loaded = undefined;
+    },
+  };
+}
+
+// The catalog the module-level functions below use: one per pool (a test that switches databases
+// gets a new pool, hence a new catalog). Code that is handed a catalog uses that one instead.
+const catalogs = new WeakMap<pg.Pool, AssetCatalog>();
+
+/** The shared catalog of a pool (created on first use with the process's settings). */
+export function assetCatalogFor(pool: pg.Pool): AssetCatalog {
+  let c = catalogs.get(pool);
+  if (!c) {
+    c = createAssetCatalog({ pool, config: loadConfig() });
+    catalogs.set(pool, c);
   }
-  return p;
+  return c;
 }
 
 export async function listAssets(client?: Queryable): Promise<Asset[]> {
-  return [...(await assets(client)).values()];
+  return assetCatalogFor(getPool()).listAssets(client);
 }
 
 /** The asset with this code (case-insensitive), or null when unknown or inactive. */
 export async function getAsset(code: string, client?: Queryable): Promise<Asset | null> {
-  if (typeof code !== 'string') return null;
-  const a = (await assets(client)).get(code.toUpperCase());
-  return a && a.isActive ? a : null;
+  return assetCatalogFor(getPool()).getAsset(code, client);
 }
 
-/** Forgets cached assets (after inserting a new asset at runtime). */
+/** Forgets the cached assets of the current pool (after inserting a new asset at runtime). */
 export function clearAssetCache(): void {
-  cache.clear();
+  assetCatalogFor(getPool()).clear();
 }
