@@ -1,3 +1,7 @@
+import type pg from 'pg';
+import { getPool } from '../domain/db/pool';
+import { loadConfig } from '../domain/platform/config';
+import { createTransferService, type TransferService } from '../domain/transfers';
 import { createTransferActivities } from './transfers';
 import { createWebhookActivities } from './webhooks';
 import { createRailActivities } from './rails';
@@ -5,10 +9,21 @@ import { createInterledgerActivities } from './interledger';
 import { createCrosschainActivities } from './crosschain';
 import { createDefiActivities } from './defi';
 
+/** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
+export interface ActivityDeps {
+  pool: pg.Pool;
+  transfers: TransferService;
+}
+
+/** Services of their own on the process's pool (for callers that build no others: tests' workers, benches). */
+export function activityDepsOnPool(pool: pg.Pool = getPool()): ActivityDeps {
+  return { pool, transfers: createTransferService({ pool, config: loadConfig() }) };
+}
+
 /** Every activity the worker runs, keyed by name. */
-export function createActivities() {
+export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
   return {
-    ...createTransferActivities(),
+    ...createTransferActivities(deps),
     ...createWebhookActivities(),
     ...createRailActivities(),
     ...createInterledgerActivities(),

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import './types';
+import { getPool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { createRateLimiter, type RateLimiter } from '../domain/platform/rate-limiter';
+import { createTransferService, type TransferService } from '../domain/transfers';
 import { registerAuth, registerAuthEnforcement } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { purgeExpiredIdempotencyKeys, registerIdempotency } from './plugins/idempotency';
@@ -16,6 +18,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export interface BuildAppOptions {
   logger?: boolean;
   rateLimiter?: RateLimiter;
+  /** The transfer service the routes use; by default one on the process's pool. */
+  transfers?: TransferService;
 }
 
 /** The whole HTTP API: conventions (plugins) first, then every route area. */
@@ -56,6 +60,9 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  // Services are built once here and reach the routes as decorations.
+  app.decorate('transfers', opts.transfers ?? createTransferService({ pool: getPool(), config: cfg }));
 
   const limiter = opts.rateLimiter ?? createRateLimiter(cfg.redisUrl);
   registerValidation(app);

@@ -1,4 +1,5 @@
 import type { Principal, Permission } from '../domain/auth/principal';
+import type { TransferService } from '../domain/transfers';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -10,6 +11,10 @@ declare module 'fastify' {
     permission?: Permission;
     /** Skips the Idempotency-Key handling (e.g. login, where replays make no sense). */
     idempotency?: false;
+  }
+  interface FastifyInstance {
+    /** The process's transfer service (built once in buildApp). */
+    transfers: TransferService;
   }
   interface FastifyRequest {
     principal?: Principal;

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { getPool } from '../domain/db/pool';
 import { REPO_ROOT, loadConfig } from '../domain/platform/config';
-import { createActivities } from '../activities';
+import { createTransferService } from '../domain/transfers';
+import { createActivities, type ActivityDeps } from '../activities';
 
 export interface StartWorkerOptions {
   address?: string;
@@ -11,6 +13,8 @@ export interface StartWorkerOptions {
   /** Pre-bundled workflow code (tests bundle once and share it across workers). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
+  /** The pool and services the activities use; by default built here on the process's pool. */
+  services?: ActivityDeps;
 }
 
 export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
@@ -18,13 +22,16 @@ export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
 /** A worker for every workflow in workflows/ and every activity in activities/. */
 export async function createWorker(opts: StartWorkerOptions = {}): Promise<Worker> {
   const cfg = loadConfig();
+  // Built once per worker and handed to the activities.
+  const pool = getPool();
+  const services = opts.services ?? { pool, transfers: createTransferService({ pool, config: cfg }) };
   const connection =
     opts.connection ?? (await NativeConnection.connect({ address: opts.address ?? (cfg.temporalAddress || '127.0.0.1:7233') }));
   return Worker.create({
     connection,
     namespace: opts.namespace ?? cfg.temporalNamespace,
     taskQueue: opts.taskQueue ?? cfg.taskQueue,
-    activities: createActivities(),
+    activities: createActivities(services),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
   });

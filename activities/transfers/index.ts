@@ -1,14 +1,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { statusRefusal } from '../../domain/accounts/status';
-import { withTransaction } from '../../domain/db/pool';
+import type pg from 'pg';
+import { withTransaction as inTransaction } from '../../domain/db/pool';
 import { LedgerError, getEntry, postEntry, postPending, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
 import {
   TransferError,
-  buildTransferLines,
   emitTransferEvents,
   lockTransfer,
   updateTransfer,
   type Transfer,
+  type TransferService,
 } from '../../domain/transfers';
 import { assessRisk, type RiskDecision } from '../../domain/transfers/risk';
 
@@ -32,7 +33,9 @@ async function stepCompleted(c: Parameters<typeof emitTransferEvents>[0], t: Tra
   await emitTransferEvents(c, t, ['workflow.step_completed'], { step, ...extra });
 }
 
-export function createTransferActivities() {
+/** The transfer activities, on the worker's pool and transfer service (built once in worker/index.ts). */
+export function createTransferActivities(deps: { pool: pg.Pool; transfers: TransferService }) {
+  const withTransaction = <T>(fn: (c: pg.PoolClient) => Promise<T>) => inTransaction(fn, deps.pool);
   return {
     /** Accounts still usable; a transfer already decided (a replayed step) passes through. */
     async validateTransfer({ transferId }: TransferStepInput): Promise<void> {
@@ -55,7 +58,7 @@ export function createTransferActivities() {
       return withTransaction(async (c) => {
         const t = await lockTransfer(c, transferId);
         if (t.entryId) return { entryId: t.entryId };
-        const lines = await buildTransferLines(t, c);
+        const lines = await deps.transfers.buildTransferLines(t, c);
         const entry = await postEntry(
           {
             environment: t.environment,

@@ -79,9 +79,9 @@ export async function closePool(): Promise<void> {
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
-/** Runs fn in one READ COMMITTED transaction; rolls back on any error. */
-export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await getPool().connect();
+/** Runs fn in one READ COMMITTED transaction (on the given pool, else the process's); rolls back on any error. */
+export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, pool: pg.Pool = getPool()): Promise<T> {
+  const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');

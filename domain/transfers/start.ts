@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal';
 import { DomainError } from '../platform/errors';
-import { createImmediateTransfer, createWorkflowTransfer, getTransfer, type CreateTransferInput, type Transfer } from './index';
+import { getTransfer, type CreateTransferInput, type Transfer, type TransferService } from './index';
 import { signalTransferReview, startTransferWorkflow } from './workflow';
 
 /**
@@ -8,9 +8,9 @@ import { signalTransferReview, startTransferWorkflow } from './workflow';
  * pending and handed to its workflow. When the workflow cannot be started the transfer is failed
  * (startTransferWorkflow) and the caller gets WORKFLOW_UNAVAILABLE: nothing was moved.
  */
-export async function startTransfer(input: CreateTransferInput, opts: { workflow: boolean }): Promise<Transfer> {
-  if (!opts.workflow) return createImmediateTransfer(input);
-  const t = await createWorkflowTransfer(input);
+export async function startTransfer(transfers: TransferService, input: CreateTransferInput, opts: { workflow: boolean }): Promise<Transfer> {
+  if (!opts.workflow) return transfers.createImmediateTransfer(input);
+  const t = await transfers.createWorkflowTransfer(input);
   await startTransferWorkflow(t).catch(() => {
     throw new DomainError('WORKFLOW_UNAVAILABLE', 'The transfer could not be started; nothing was moved. Retry later.');
   });

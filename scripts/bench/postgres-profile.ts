@@ -1,4 +1,4 @@
-// Where PostgreSQL spends an immediate transfer, without HTTP: the domain's createImmediateTransfer
+// Where PostgreSQL spends an immediate transfer, without HTTP: a TransferService's createImmediateTransfer
 // from this process on a throw-away database, printing PostgreSQL CPU per transfer and the time of
 // each SQL function per transfer (pg_stat_user_functions). Not part of `npm run bench`; a tool for
 // the next optimisation. Run: npx tsx scripts/bench/postgres-profile.ts
@@ -11,7 +11,8 @@ import { registerUser } from '../../domain/auth/users';
 import { moveCash } from '../../domain/cash';
 import { closePool, getPool } from '../../domain/db/pool';
 import { closePrisma } from '../../domain/db/prisma';
-import { createImmediateTransfer } from '../../domain/transfers';
+import { loadConfig } from '../../domain/platform/config';
+import { createTransferService } from '../../domain/transfers';
 import { drive, processCpuMs, report, withBenchDatabase } from './common';
 
 const CONCURRENCY = Number.parseInt(process.env.PROFILE_CONCURRENCY ?? '16', 10);
@@ -25,6 +26,7 @@ export async function profilePostgres(): Promise<void> {
     if (process.env.PROFILE_PATCH) await getPool().query(readFileSync(process.env.PROFILE_PATCH, 'utf8'));
     await closePool(); // new connections pick up track_functions
     const pool = getPool();
+    const transfers = createTransferService({ pool, config: loadConfig() });
     const user = await registerUser('Profile', `profile-${db}@bench.test`, 'profile-password-123');
     const accounts: string[] = [];
     for (let i = 0; i < ACCOUNTS; i++) {
@@ -35,7 +37,7 @@ export async function profilePostgres(): Promise<void> {
     const transfer = async () => {
       const a = Math.floor(Math.random() * ACCOUNTS);
       const b = (a + 1 + Math.floor(Math.random() * (ACCOUNTS - 1))) % ACCOUNTS;
-      await createImmediateTransfer({ userId: user!.id, environment: 'sandbox', fromAccountId: accounts[a], toAccountId: accounts[b], amount: '10.00', assetCode: 'USD' });
+      await transfers.createImmediateTransfer({ userId: user!.id, environment: 'sandbox', fromAccountId: accounts[a], toAccountId: accounts[b], amount: '10.00', assetCode: 'USD' });
     };
     await drive(CONCURRENCY, 2, transfer); // warm-up
     const backends = async () =>

@@ -7,7 +7,6 @@ import { LedgerError, postEntry, systemAccount } from '../../domain/ledger';
 import { parseRequestAmount } from '../../domain/money/amount';
 import { loadConfig } from '../../domain/platform/config';
 import { DomainError } from '../../domain/platform/errors';
-import { prepareImmediateTransfer } from '../../domain/transfers';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount, settled, waitForTransfer } from '../transfers/helpers';
@@ -233,7 +232,7 @@ describe('maximum balance per customer account', () => {
     const c = await openFundedAccount(t, t.headers, '500.00', 'EUR');
     expect((await deposit(c, '300.00', 'EUR')).statusCode).toBe(201); // c holds 800
     const prepare = (from: string, to: string, amount: string) =>
-      prepareImmediateTransfer({ userId: t.user.userId, environment: 'sandbox', fromAccountId: from, toAccountId: to, amount, assetCode: 'EUR' });
+      t.app.transfers.prepareImmediateTransfer({ userId: t.user.userId, environment: 'sandbox', fromAccountId: from, toAccountId: to, amount, assetCode: 'EUR' });
     // Each alone fits (800 + 150), together they do not: the second is refused.
     const items = [(await prepare(a, c, '150.00')).item, (await prepare(b, c, '150.00')).item];
     const db = new pg.Client({ connectionString: process.env.DATABASE_URL });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
-import { prepareImmediateTransfer, type ImmediateItem } from '../../domain/transfers';
+import type { ImmediateItem } from '../../domain/transfers';
 import { GroupCommit } from '../../domain/transfers/group-commit';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from './helpers';
@@ -159,7 +159,7 @@ describe('a batch written set-wise', () => {
     return { results: rows[0].r.results, oneByOne: after > before };
   }
   const prepare = (from: string, to: string, amount: string) =>
-    prepareImmediateTransfer({ userId: t.user.userId, environment: 'sandbox', fromAccountId: from, toAccountId: to, amount, assetCode: 'USD', reference: `${amount} ref` });
+    t.app.transfers.prepareImmediateTransfer({ userId: t.user.userId, environment: 'sandbox', fromAccountId: from, toAccountId: to, amount, assetCode: 'USD', reference: `${amount} ref` });
 
   /** What one transfer wrote, with ids, times and the fee shard's running total taken out. */
   async function written(item: ImmediateItem, names: Map<string, string>) {

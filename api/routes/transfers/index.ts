@@ -41,7 +41,7 @@ export default async function transferRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const b = request.body;
-      const t = await startTransfer(createInput(principalOf(request), b), { workflow: b.workflow_enabled !== false });
+      const t = await startTransfer(app.transfers, createInput(principalOf(request), b), { workflow: b.workflow_enabled !== false });
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );
@@ -61,7 +61,7 @@ export default async function transferRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const b = fromLegacyBody(request.body);
-      const t = await startTransfer(createInput(principalOf(request), b), { workflow: false });
+      const t = await startTransfer(app.transfers, createInput(principalOf(request), b), { workflow: false });
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );

@@ -1,0 +1,162 @@
+/**
+ * Immediate transfers: prepared without locks (checks, fee, lines, the row as the batch writes
+ * it), then written by group commit with whichever immediate transfers arrive at the same time.
+ */
+import type { Queryable } from '../db/pool';
+import { entryPayload, toLedgerError, type LedgerService } from '../ledger';
+import type { Config } from '../platform/config';
+import { newId } from '../platform/ids';
+import { ledgerRefusal, resolveParties, type AccountFacts, type CreateTransferInput } from './checks';
+import type { FeeSchedules } from './fees';
+import { GroupCommit } from './group-commit';
+import { buildTransferLines } from './lines';
+import { toTransfer, transferEventData, type Row, type Transfer } from './records';
+import type { AssetCatalog } from '../assets';
+
+/** One immediate transfer as transfers_create_immediate_batch_setwise takes it. */
+export type ImmediateItem = Pick<
+  Row,
+  'id' | 'environment' | 'user_id' | 'from_account_id' | 'to_account_id' | 'asset_code' | 'amount' | 'fee_amount' | 'reference' | 'description' | 'metadata'
+> & {
+  entry_id: string;
+  events: Array<{ id: string; type: string }>;
+  event_data: Record<string, unknown>;
+  entry: unknown;
+};
+
+/** A refusal comes back shaped like the error PostgreSQL would have raised for it alone. */
+export type ImmediateResult = { ok: true; at: Date } | { ok: false; error: Error };
+
+export type ImmediateBatches = GroupCommit<ImmediateItem, ImmediateResult>;
+
+/** What preparing an immediate transfer reads from: the service's pool and per-database state. */
+export interface ImmediateDeps {
+  pool: Queryable;
+  assets: AssetCatalog;
+  ledger: Pick<LedgerService, 'systemAccount'>;
+  facts: AccountFacts;
+  fees: FeeSchedules;
+}
+
+export interface PreparedImmediateTransfer {
+  item: ImmediateItem;
+  completed(at: Date): Transfer;
+  refused(err: unknown): never;
+}
+
+/**
+ * The group-commit batcher of one database. The settings are read once, here, not per transfer.
+ */
+export function createImmediateBatches(pool: Queryable, config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight'>): ImmediateBatches {
+  return new GroupCommit<ImmediateItem, ImmediateResult>({
+    // Each transfer is a subtransaction: past 64 in one transaction PostgreSQL's snapshots overflow
+    // their subtransaction cache and every session slows down.
+    maxBatch: Math.min(64, Math.max(1, config.transferBatchMax)),
+    maxInFlight: Math.max(1, config.transferBatchesInFlight),
+    locks: (item) => (item.entry as { lines: Array<{ account_id: string }> }).lines.map((l) => l.account_id),
+    // A server-side error (it has a SQLSTATE) rolled the whole statement back.
+    retryAlone: (err) => typeof (err as { code?: unknown })?.code === 'string',
+    async runBatch(items) {
+      const { rows } = await pool.query<{ r: { now: string; results: Array<{ ok: boolean; code?: string; message?: string; detail?: string | null; constraint?: string | null }> } }>({
+        // Named: prepared once per connection.
+        name: 'transfers_create_immediate_batch_setwise',
+        text: 'SELECT transfers_create_immediate_batch_setwise($1::jsonb) AS r',
+        values: [JSON.stringify(items)],
+      });
+      const at = new Date(rows[0].r.now);
+      return rows[0].r.results.map((x) =>
+        x.ok
+          ? { ok: true as const, at }
+          : { ok: false as const, error: Object.assign(new Error(x.message), { code: x.code, detail: x.detail ?? undefined, constraint: x.constraint ?? undefined }) },
+      );
+    },
+  });
+}
+
+/**
+ * A transfer posted at once: transfer row, balanced ledger entry (amount and fee) and its events
+ * in one database transaction. Insufficient funds, a frozen account and the like roll it all back.
+ */
+export async function createImmediateTransfer(deps: ImmediateDeps, batches: ImmediateBatches, input: CreateTransferInput): Promise<Transfer> {
+  const { item, completed, refused } = await prepareImmediateTransfer(deps, input);
+  // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
+  // row, its events and the ledger posting still succeed or fail together, on their own.
+  const result = await batches.submit(item);
+  if (!result.ok) return refused(toLedgerError(result.error));
+  return completed(result.at);
+}
+
+/**
+ * An immediate transfer as transfers_create_immediate_batch_setwise takes it, after the checks
+ * that need no lock; the transfer it becomes once written at a given time; and its refusal.
+ */
+export async function prepareImmediateTransfer(
+  deps: ImmediateDeps,
+  input: CreateTransferInput,
+): Promise<PreparedImmediateTransfer> {
+  const pool = deps.pool;
+  // Reads outside any transaction (or none): the ledger checks status and funds under its row locks.
+  const parties = await resolveParties(deps, input, pool, true);
+  const id = newId('txfr');
+  const entryId = newId('je');
+  const fee = await deps.fees.transferFee(parties.asset.code, parties.amount, parties.asset.precision, pool);
+  const lines = await buildTransferLines(
+    deps.ledger,
+    { id, environment: input.environment, fromAccountId: parties.from.id, toAccountId: parties.to.id, assetCode: parties.asset.code, amount: parties.amount, feeAmount: fee },
+    pool,
+    { from: parties.from.ledgerAccountId, to: parties.to.ledgerAccountId },
+  );
+  const payload = entryPayload({
+    environment: input.environment,
+    idempotencyKey: `transfer:${id}`,
+    entryId,
+    type: 'transfer',
+    reference: input.reference ?? undefined,
+    description: input.description ?? undefined,
+    lines,
+    userId: input.userId,
+    metadata: { transfer_id: id },
+  });
+  const columns = {
+    id,
+    environment: input.environment,
+    user_id: input.userId,
+    from_account_id: parties.from.id,
+    to_account_id: parties.to.id,
+    asset_code: parties.asset.code,
+    amount: parties.amount,
+    fee_amount: fee,
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+  };
+  // The row as the batch writes it; only the times come from the database (the commit's).
+  const completed = (at: Date): Transfer =>
+    toTransfer({
+      ...columns,
+      status: 'completed',
+      workflow_id: null,
+      entry_id: entryId,
+      reversal_entry_id: null,
+      failure_code: null,
+      failure_reason: null,
+      compensation_executed: false,
+      estimated_completion: at,
+      created_at: at,
+      updated_at: at,
+      completed_at: at,
+      failed_at: null,
+      precision: parties.asset.precision,
+    });
+  const item: ImmediateItem = {
+    ...columns,
+    entry_id: entryId,
+    events: [
+      { id: newId('evt'), type: 'transfer.created' },
+      { id: newId('evt'), type: 'transfer.completed' },
+    ],
+    event_data: transferEventData(completed(new Date())), // event data holds no times
+    entry: payload,
+  };
+  return { item, completed, refused: (err) => ledgerRefusal(err, parties) };
+}
