@@ -133,6 +133,16 @@ export const swapQuoteQuerySchema = {
   response: { 200: envelope(quoteSchema), ...errorResponses },
 };
 
+
+/** How a swap executes (wallet, gas cap, deadline, paying account, sandbox outcome): shared by both execute routes. */
+const executionProperties = {
+      wallet_address: { type: 'string', minLength: 1, maxLength: 128 },
+      max_gas_price_gwei: { type: 'number', minimum: 0.000000001, description: 'Gwei, at least 1 wei (0.000000001)' },
+      deadline_minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 20 },
+      account_id: { type: 'string', minLength: 1, maxLength: 64 },
+      sandbox_outcome: sandboxOutcomeSchema,
+};
+
 export const swapExecuteSchema = {
   tags: [TAG],
   summary: 'Execute a swap quote',
@@ -148,11 +158,7 @@ export const swapExecuteSchema = {
     additionalProperties: false,
     properties: {
       quote_id: { type: 'string', minLength: 1, maxLength: 64 },
-      wallet_address: { type: 'string', minLength: 1, maxLength: 128 },
-      max_gas_price_gwei: { type: 'number', minimum: 0.000000001, description: 'Gwei, at least 1 wei (0.000000001)' },
-      deadline_minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 20 },
-      account_id: { type: 'string', minLength: 1, maxLength: 64 },
-      sandbox_outcome: sandboxOutcomeSchema,
+      ...executionProperties,
     },
   },
   response: { 201: envelope(swapSchema), ...errorResponses },
@@ -175,11 +181,7 @@ export const quoteAndExecuteSchema = {
       slippage_bps: { type: 'integer', minimum: 0, maximum: 5000, default: DEFAULT_SLIPPAGE_BPS },
       chain: chainSchema,
       dex_sources: dexSourcesSchema,
-      wallet_address: { type: 'string', minLength: 1, maxLength: 128 },
-      max_gas_price_gwei: { type: 'number', minimum: 0.000000001, description: 'Gwei, at least 1 wei (0.000000001)' },
-      deadline_minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 20 },
-      account_id: { type: 'string', minLength: 1, maxLength: 64 },
-      sandbox_outcome: sandboxOutcomeSchema,
+      ...executionProperties,
     },
   },
   response: { 201: envelope(swapSchema), ...errorResponses },
