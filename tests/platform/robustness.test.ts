@@ -17,6 +17,9 @@ const HUGE_PAGE = '1152921504606846977';
 const DIGITS_25 = '1234567890123456789012345';
 
 beforeAll(async () => {
+  // The webhook fixture points at loopback (discard port): nothing here is ever delivered.
+  process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
+  process.env.WEBHOOK_ALLOW_HTTP = 'true';
   t = await createTestApp();
   const open = async (name: string) => {
     const r = await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: t.headers, payload: { name } });
@@ -29,7 +32,7 @@ beforeAll(async () => {
   expect(d.statusCode).toBe(201);
   const txns = await t.app.inject({ method: 'GET', url: `/api/v2/accounts/${from}/transactions`, headers: t.headers });
   txn = String(txns.json().data[0].id);
-  const hook = await t.app.inject({ method: 'POST', url: '/api/v2/webhooks', headers: t.headers, payload: { url: 'https://93.184.215.14/robust', events: ['*'] } });
+  const hook = await t.app.inject({ method: 'POST', url: '/api/v2/webhooks', headers: t.headers, payload: { url: 'http://127.0.0.1:9/robust', events: ['*'] } });
   expect(hook.statusCode).toBe(201);
   webhook = String(hook.json().data.id);
 });
@@ -58,7 +61,7 @@ const cases: Case[] = [
   { name: 'login: email', method: 'POST', url: () => '/api/auth/login', public: true, body: () => ({ email: `a${NUL}@example.test`, password: 'a-long-password' }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/email' } },
   { name: 'accounts: name', method: 'POST', url: () => '/api/v2/accounts', body: () => ({ name: `x${NUL}y` }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/name' } },
   { name: 'deposit: reference', method: 'POST', url: () => `/api/v2/accounts/${from}/deposit`, body: () => ({ amount: '1.00', asset_code: 'USD', reference: `r${NUL}` }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/reference' } },
-  { name: 'webhooks: url', method: 'POST', url: () => '/api/v2/webhooks', body: () => ({ url: `https://93.184.215.14/h${NUL}`, events: ['*'] }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/url' } },
+  { name: 'webhooks: url', method: 'POST', url: () => '/api/v2/webhooks', body: () => ({ url: `http://127.0.0.1:9/h${NUL}`, events: ['*'] }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/url' } },
   { name: 'api keys: name', method: 'POST', url: () => '/api/v2/api-keys', body: () => ({ name: `k${NUL}` }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/name' } },
   { name: 'transfers: description', method: 'POST', url: () => '/api/v2/transfers', body: () => ({ from_account: from, to_account: to, amount: '1.00', asset_code: 'USD', description: `d${NUL}`, workflow_enabled: false }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/description' } },
   { name: 'reversals: transaction_id', method: 'POST', url: () => '/api/transactions/reverse', body: () => ({ transaction_id: `${txn}${NUL}`, reason: 'mistake' }), status: 422, code: 'VALIDATION_ERROR', source: { pointer: '/transaction_id' } },
