@@ -15,7 +15,8 @@ export function quoteTtlSeconds(): number {
   return Number.isFinite(n) && n > 0 ? n : 120;
 }
 
-export interface BridgeQuote {
+/** What a quote and the transfer that spends it both say about the route and its price. */
+export interface BridgeRoutePrice {
   id: string;
   environment: Environment;
   userId: string;
@@ -28,6 +29,9 @@ export interface BridgeQuote {
   amount: string;
   feeAmount: string;
   receiveAmount: string;
+}
+
+export interface BridgeQuote extends BridgeRoutePrice {
   exchangeRate: string;
   estimatedDurationSeconds: number;
   feeBreakdown: BridgeOffer['feeBreakdown'];

@@ -8,6 +8,7 @@
  *   any state before completed -> failed (reservation voided; reason recorded)
  */
 import type pg from 'pg';
+import type { BridgeRoutePrice } from './quotes';
 import { updateAssignments } from '../db/update';
 import { getPool, type Queryable } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
@@ -19,21 +20,9 @@ import type { BridgeProtocolId } from './bridges';
 
 export type BridgeStatus = 'pending' | 'reserved' | 'source_submitted' | 'source_finalized' | 'attested' | 'destination_submitted' | 'completed' | 'failed';
 
-export interface BridgeTransfer {
-  id: string;
-  environment: Environment;
-  userId: string;
+export interface BridgeTransfer extends BridgeRoutePrice {
   accountId: string;
   quoteId: string;
-  protocol: BridgeProtocolId;
-  sourceChain: string;
-  destinationChain: string;
-  token: string;
-  destinationToken: string;
-  assetCode: string;
-  amount: string;
-  feeAmount: string;
-  receiveAmount: string;
   minReceiveAmount: string;
   slippageTolerance: string;
   senderAddress: string;

@@ -18,13 +18,6 @@ function bool(name: string, fallback: boolean): boolean {
   return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
 }
 
-function list(name: string): string[] {
-  return (process.env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 export interface AssetLimitOverride {
   maxAmount?: string;
   maxBalance?: string;
