@@ -21,9 +21,12 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // 404: no such resource for this caller (another user's included).
   NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
+  BASKET_NOT_FOUND: 404,
+  BASKET_BUY_NOT_FOUND: 404,
   BRIDGE_TRANSFER_NOT_FOUND: 404,
   ENTRY_NOT_FOUND: 404,
   PAYMENT_NOT_FOUND: 404,
+  PROPOSAL_NOT_FOUND: 404,
   SWAP_NOT_FOUND: 404,
   TRANSFER_NOT_FOUND: 404,
   // 409: the same idempotency key with another request.

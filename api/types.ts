@@ -5,6 +5,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** No credentials needed (health, docs, register, login). */
     public?: boolean;
+    /**
+     * With public: credentials are not needed, but when an Authorization header is sent it is
+     * checked as usual and request.principal set (e.g. GET /gcu/composition reads the key's
+     * environment; without credentials, production).
+     */
+    optionalAuth?: boolean;
     /** Operator-only route: the caller's user must be a platform admin. */
     admin?: boolean;
     /** Overrides the permission implied by the HTTP method. */

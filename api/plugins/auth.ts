@@ -43,7 +43,10 @@ export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('authFailure', undefined);
   app.addHook('onRequest', async (request) => {
     // The interactive docs (swagger-ui's own routes) are public like the OpenAPI document.
-    if (request.is404 || request.routeOptions.config?.public || request.url.startsWith('/api/documentation')) return;
+    const config = request.routeOptions.config;
+    if (config?.public && config.optionalAuth && request.headers.authorization !== undefined) {
+      // fall through: an optional credential, once sent, must be valid
+    } else if (request.is404 || config?.public || request.url.startsWith('/api/documentation')) return;
     try {
       await resolvePrincipal(request);
     } catch (err) {

@@ -7,3 +7,11 @@ export function caller(request: { principal?: Principal }): { userId: string; en
   const pr = principalOf(request);
   return { userId: pr.userId, environment: pr.environment };
 }
+
+/**
+ * The environment a public read is for (routes with config { public: true, optionalAuth: true }):
+ * the credential's when one was sent, production otherwise.
+ */
+export function readerEnvironment(request: { principal?: Principal }): Environment {
+  return request.principal?.environment ?? 'production';
+}

@@ -16,6 +16,8 @@ import interledgerRoutes from './interledger';
 import crosschainRoutes from './crosschain';
 import defiRoutes from './defi';
 import crosschainSwapRoutes from './crosschain/swap';
+import basketRoutes from './baskets';
+import gcuRoutes from './gcu';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -36,4 +38,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(crosschainRoutes);
   await app.register(defiRoutes);
   await app.register(crosschainSwapRoutes);
+  await app.register(basketRoutes);
+  await app.register(gcuRoutes);
 }

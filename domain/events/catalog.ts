@@ -4,6 +4,7 @@
  * exactly what the producing code writes to outbox_events (tests validate real events against it);
  * areas not built yet are listed with `produced: false`.
  */
+import { BASKET_EVENT_CATALOG } from '../baskets/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
 import type { EventTypeInfo } from './types';
@@ -235,6 +236,7 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   // Beyond the spec's list: the payment-rail and Interledger areas' own events.
   ...RAIL_EVENT_CATALOG,
   ...INTERLEDGER_EVENT_CATALOG,
+  ...BASKET_EVENT_CATALOG,
 ];
 
 export const EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_CATALOG.map((x) => x.type));

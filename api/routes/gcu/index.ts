@@ -1,0 +1,8 @@
+/**
+ * The GCU routes (spec "Basket currency unit and governance"), one file per concept, registered
+ * in order: basket information, composition and value history; governance voting; buying GCU.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export default async function gcuRoutes(app: FastifyInstance) {
+}
