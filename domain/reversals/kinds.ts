@@ -16,7 +16,7 @@ export type ReversibleKind =
 
 export type EntryKind =
   | ReversibleKind
-  | { kind: 'deposit' | 'withdrawal' | 'interledger' | 'swap' | 'bridge' | 'crosschain_swap' | 'flash_loan' | 'unknown' }
+  | { kind: 'deposit' | 'withdrawal' | 'interledger' | 'swap' | 'bridge' | 'crosschain_swap' | 'flash_loan' | 'basket' | 'unknown' }
   | { kind: 'rail_payment'; rail: RailName | null };
 
 /** Markers the platform's own code writes into an entry's metadata, naming the record it belongs to. */
@@ -40,6 +40,8 @@ export async function classifyEntry(entry: Entry, client: Queryable = getPool())
   if (str(m.swap_id) || entry.type === 'swap') return { kind: 'swap' };
   if (str(m.bridge_tx_id) || entry.type === 'bridge') return { kind: 'bridge' };
   if (str(m.flash_loan_id) || entry.type === 'flash_loan') return { kind: 'flash_loan' };
+  // Compose, decompose, buying basket units and rebalancing (domain/baskets, domain/governance).
+  if (entry.type.startsWith('basket_')) return { kind: 'basket' };
 
   const transferId = str(m.transfer_id);
   if (transferId && entry.type === 'transfer') {
@@ -95,6 +97,8 @@ export function notReversibleReason(k: EntryKind): string {
       return "This bridge transfer moved tokens to another chain and cannot be reversed; it is undone only by the bridge's refund or a bridge transfer back." + tail;
     case 'crosschain_swap':
       return 'This cross-chain swap ran on-chain and cannot be reversed; it is undone only by its chain refund (bridging back) or a new cross-chain swap.' + tail;
+    case 'basket':
+      return 'This basket operation moved assets through the basket reserve and cannot be reversed; undo it with the opposite operation (decompose basket units, or compose them again).' + tail;
     case 'flash_loan':
       return 'This flash loan was borrowed and repaid atomically on-chain and cannot be reversed.' + tail;
     default:

@@ -213,6 +213,20 @@ describe('compose and decompose', () => {
     await expectReserveInvariant('sandbox');
   });
 
+  it('a compose cannot be reversed, by customers or operators: the detail names decompose', async () => {
+    const acct = await openFundedAccount(t, t.headers, '0');
+    await fundComponents(t, t.headers, acct, gcuFunding(1));
+    const c = await op('compose', acct, { basket_code: 'GCU', amount: '1' });
+    const { rows } = await getPool().query<{ id: string }>(`SELECT id FROM ledger_lines WHERE entry_id = $1 AND account_id = $2 AND asset_code = 'GCU'`, [c.json().data.entry_id, acct]);
+    const admin = await createTestUser({ admin: true });
+    for (const headers of [t.headers, admin.headers]) {
+      const r = await t.app.inject({ method: 'POST', url: '/api/transactions/reverse', headers, payload: { transaction_id: rows[0].id, reason: 'undo', force: headers === admin.headers } });
+      expect(r.statusCode).toBe(422);
+      expect(r.json().errors[0].code).toBe('NOT_REVERSIBLE');
+      expect(r.json().errors[0].detail).toMatch(/decompose/);
+    }
+  });
+
   it('writes basket.composed and basket.decomposed events that match the catalog', async () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);

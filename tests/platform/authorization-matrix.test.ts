@@ -28,6 +28,9 @@ const PUBLIC = [
   /^\/api\/auth\/(register|login|refresh)$/,
 ];
 
+/** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */
+const PUBLIC_READS = [/^\/api\/v2\/baskets(\/:code)?$/];
+
 /** Reserved for platform operators (config.admin): a customer gets 403 ADMIN_REQUIRED. */
 const OPERATOR_ONLY = [
   'GET /api/metrics',
@@ -45,6 +48,7 @@ const OPERATOR_ONLY = [
   'POST /api/v2/accounts/:uuid/unfreeze',
   'POST /api/v2/accounts/:uuid/close',
   'POST /api/v2/transfers/:uuid/review',
+  'POST /api/v2/baskets',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */
@@ -74,10 +78,12 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v2/accounts/:uuid/deposit': { amount: '1.00', asset_code: 'USD' },
   'POST /api/v2/accounts/:uuid/withdraw': { amount: '1.00', asset_code: 'USD' },
   'PUT /api/v2/webhooks/:id': { active: false },
+  'POST /api/v2/accounts/:uuid/baskets/compose': { basket_code: 'GCU', amount: '1' },
+  'POST /api/v2/accounts/:uuid/baskets/decompose': { basket_code: 'GCU', amount: '1' },
 };
 
 const key = (r: Route) => `${r.method} ${r.path}`;
-const isPublic = (r: Route) => PUBLIC.some((p) => p.test(r.path));
+const isPublic = (r: Route) => PUBLIC.some((p) => p.test(r.path)) || (r.method === 'GET' && PUBLIC_READS.some((p) => p.test(r.path)));
 
 let t: TestApp;
 let w: TestWorker;
@@ -170,6 +176,7 @@ beforeAll(async () => {
     { prefix: '/api/accounts/', params: { uuid: account } },
     { prefix: '/api/v2/accounts/', params: { uuid: account } },
     { prefix: '/api/v2/transfers/', params: { uuid: ledger.transfer } },
+    { prefix: '/api/v2/baskets/', params: { code: 'GCU' } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
     { prefix: '/api/v2/webhooks/', params: { id: webhook.id, deliveryId: ids.delivery } },
     { prefix: '/api/v2/crosschain/bridge/', params: { id: ids.bridge } },
