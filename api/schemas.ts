@@ -130,3 +130,10 @@ export const metadataSchema: Schema = {
   additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 500 },
   description: 'Free-form key/value map (at most 50 keys, values up to 500 characters)',
 };
+
+/**
+ * OpenAPI security of a public read that takes an optional credential (route config
+ * { public: true, optionalAuth: true }): anonymous, or a bearer credential that then selects the
+ * environment (and can be refused: 401/403).
+ */
+export const optionalAuthSecurity = [{}, { bearerAuth: [] }];

@@ -1,5 +1,5 @@
 /** Wire schemas of the basket endpoints (definitions, compose and decompose). */
-import { decimalString, envelope, errorResponses, publicErrorResponses, timestamp } from '../../schemas';
+import { decimalString, envelope, errorResponses, optionalAuthSecurity, timestamp } from '../../schemas';
 
 export const TAG = 'Baskets';
 
@@ -65,12 +65,15 @@ export const listSchema = {
   tags: [TAG],
   summary: 'List baskets',
   description: 'Every basket with its composition in the caller’s environment (production without credentials) and its value at the latest rates.',
-  response: { 200: envelope({ type: 'array', items: basketSchema }), ...publicErrorResponses },
+  security: optionalAuthSecurity,
+  response: { 200: envelope({ type: 'array', items: basketSchema }), ...errorResponses },
 };
 
 export const getSchema = {
   tags: [TAG],
   summary: 'One basket',
+  description: 'A basket’s composition in the caller’s environment (production without credentials), its value and derived weights at the latest rates. Unknown code: 404 BASKET_NOT_FOUND.',
+  security: optionalAuthSecurity,
   params: codeParams,
   response: { 200: envelope(basketSchema), ...errorResponses },
 };
