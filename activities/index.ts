@@ -8,6 +8,8 @@ import { createRailActivities } from './rails';
 import { createInterledgerActivities } from './interledger';
 import { createCrosschainActivities } from './crosschain';
 import { createDefiActivities } from './defi';
+import { createGovernanceActivities } from './governance';
+import { createBasketValuationActivities } from './baskets/valuation';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -29,5 +31,7 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createInterledgerActivities(),
     ...createCrosschainActivities(),
     ...createDefiActivities(),
+    ...createGovernanceActivities(),
+    ...createBasketValuationActivities(),
   };
 }

@@ -136,4 +136,4 @@ export const metadataSchema: Schema = {
  * { public: true, optionalAuth: true }): anonymous, or a bearer credential that then selects the
  * environment (and can be refused: 401/403).
  */
-export const optionalAuthSecurity = [{}, { bearerAuth: [] }];
+export const optionalAuthSecurity: Array<Record<string, string[]>> = [{}, { bearerAuth: [] }];

@@ -109,9 +109,15 @@ async function main() {
   });
   const { ensureAchSchedules } = await import('../domain/ach/schedule');
   const schedules = await ensureAchSchedules();
+  const { ensureBasketValuationSchedule } = await import('../domain/baskets/valuation-schedule');
+  const { ensureGovernanceSchedule } = await import('../domain/governance/schedule');
+  await ensureBasketValuationSchedule();
+  await ensureGovernanceSchedule();
+  // The current hour's valuation now (idempotent), so value history starts at once.
+  await (await import('../domain/baskets/valuations')).recordValuations(new Date());
   const { startEventDispatcher } = await import('../domain/events/dispatcher');
   dispatcher = startEventDispatcher();
-  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules; event dispatcher running`);
+  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll; event dispatcher running`);
 
   progress('API');
   const { buildApp } = await import('../api/app');

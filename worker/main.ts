@@ -5,6 +5,10 @@ import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
 import { ensureAchSchedules } from '../domain/ach/schedule';
+import { ensureBasketValuationSchedule } from '../domain/baskets/valuation-schedule';
+import { recordValuations } from '../domain/baskets/valuations';
+import { ensureGovernanceSchedule } from '../domain/governance/schedule';
+import { rateProviderFor } from '../domain/rates/feed';
 import { startEventDispatcher } from '../domain/events/dispatcher';
 import { ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { createWorker } from './index';
@@ -17,6 +21,8 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
+// An unknown RATES_PROVIDER stops the worker here rather than at the first valuation.
+rateProviderFor();
 await warmCaches();
 // A worker run alone (npm run worker) registers the search attributes the workflows it starts and
 // upserts need, as npm start does; a namespace that refuses (e.g. managed clusters where operators
@@ -30,6 +36,13 @@ const stopMaintenance = startMaintenance();
 const worker = await createWorker();
 // Idempotent: the ACH file schedules exist once per namespace whichever worker creates them.
 if (cfg.manageAchSchedules) await ensureAchSchedules();
+// Hourly basket valuations and the monthly governance poll, likewise once per namespace.
+if (cfg.manageBasketSchedules) {
+  await ensureBasketValuationSchedule();
+  await ensureGovernanceSchedule();
+  // The current hour's valuation now (idempotent), so history and performance start at once.
+  await recordValuations(new Date());
+}
 // Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
 const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());

@@ -9,3 +9,5 @@ export { swapWorkflow } from './swap';
 export { flashLoanWorkflow } from './flash-loan';
 export { crosschainSwapWorkflow } from './crosschain-swap';
 export { bridgeTransferWorkflow } from './bridge-transfer';
+export { basketValuationWorkflow } from './basket-valuation';
+export { governanceProposalWorkflow, monthlyGovernanceWorkflow } from './governance';

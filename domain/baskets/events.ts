@@ -36,7 +36,10 @@ const rebalanced = obj(
 );
 
 const PRODUCER = 'domain/baskets';
-const ev = (type: string, description: string, data_schema: Schema, producer = PRODUCER): EventTypeInfo => ({ type, group: 'Basket', description, produced: true, producer, data_schema });
+// A rebalance concerns every holder in the environment; compose/decompose are the account owner's.
+const ev = (type: string, description: string, data_schema: Schema, producer = PRODUCER): EventTypeInfo => ({
+  type, group: 'Basket', description, produced: true, producer, environmentWide: type === 'basket.rebalanced', data_schema,
+});
 
 export const BASKET_EVENT_CATALOG: readonly EventTypeInfo[] = [
   ev('basket.composed', 'Component assets were converted into basket units on an account (one ledger entry).', operation),

@@ -5,6 +5,7 @@
  * areas not built yet are listed with `produced: false`.
  */
 import { BASKET_EVENT_CATALOG } from '../baskets/events';
+import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
 import type { EventTypeInfo } from './types';
@@ -237,6 +238,7 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   ...RAIL_EVENT_CATALOG,
   ...INTERLEDGER_EVENT_CATALOG,
   ...BASKET_EVENT_CATALOG,
+  ...GOVERNANCE_EVENT_CATALOG,
 ];
 
 export const EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_CATALOG.map((x) => x.type));

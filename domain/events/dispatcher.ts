@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { getPool, withTransaction } from '../db/pool';
 import { newId } from '../platform/ids';
+import { EVENT_CATALOG } from './catalog';
 import { startDeliveryWorkflows, type StartTarget } from '../webhooks/workflow';
 
 export const DISPATCHER_NAME = 'outbox-dispatcher';
@@ -37,6 +38,9 @@ interface Match {
   events: string[];
 }
 
+/** Event types delivered to every subscribed webhook of their environment (EventTypeInfo.environmentWide). */
+const ENVIRONMENT_WIDE: ReadonlySet<string> = new Set(EVENT_CATALOG.filter((e) => e.environmentWide).map((e) => e.type));
+
 /** The exact body every attempt of a delivery sends (and signs). */
 export function deliveryBody(e: EventRow): string {
   return JSON.stringify({ id: e.id, event_type: e.type, created_at: e.occurred_at.toISOString(), data: e.data });
@@ -45,7 +49,8 @@ export function deliveryBody(e: EventRow): string {
 /**
  * One batch of the transactional outbox: takes the oldest unpublished events (FOR UPDATE SKIP
  * LOCKED, so several dispatchers can run side by side), creates a delivery for every active
- * webhook of the event's user and environment that subscribes to its type (or '*'), and marks the
+ * webhook of the event's user and environment that subscribes to its type (or '*'), or of anyone
+ * in the environment for an environment-wide event (a governance proposal), and marks the
  * events published — all in one transaction. Then starts one delivery workflow per delivery.
  * A crash between the commit and the starts is repaired by the sweep at the start of the next
  * call (deliveries older than 30 s without workflow_started_at).
@@ -68,10 +73,12 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
     );
     if (events.length === 0) return { events, targets: [] as StartTarget[] };
     const users = [...new Set(events.map((e) => e.user_id).filter((u): u is string => u !== null))];
-    const { rows: hooks } = users.length
+    const wideEnvs = [...new Set(events.filter((e) => !e.user_id && ENVIRONMENT_WIDE.has(e.type)).map((e) => e.environment))];
+    const { rows: hooks } = users.length || wideEnvs.length
       ? await c.query<Match>(
-          `SELECT id AS webhook_id, user_id, environment, events FROM webhooks WHERE active AND user_id = ANY($1::text[])`,
-          [users],
+          `SELECT id AS webhook_id, user_id, environment, events FROM webhooks
+            WHERE active AND (user_id = ANY($1::text[]) OR environment = ANY($2::text[]))`,
+          [users, wideEnvs],
         )
       : { rows: [] as Match[] };
     const ids: string[] = [];
@@ -82,10 +89,11 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
     const occurred: Date[] = [];
     const targets: StartTarget[] = [];
     for (const e of events) {
-      if (!e.user_id) continue;
+      const wide = !e.user_id && ENVIRONMENT_WIDE.has(e.type);
+      if (!e.user_id && !wide) continue;
       const body = deliveryBody(e);
       for (const h of hooks) {
-        if (h.user_id !== e.user_id || h.environment !== e.environment) continue;
+        if ((!wide && h.user_id !== e.user_id) || h.environment !== e.environment) continue;
         if (!(h.events.includes('*') || h.events.includes(e.type))) continue;
         const id = newId('whdel');
         ids.push(id);

@@ -10,6 +10,12 @@ export interface EventTypeInfo {
   produced: boolean;
   /** Where the event comes from (module), for those produced. */
   producer?: string;
+  /**
+   * Written without a user because it concerns everyone in the environment (a governance
+   * proposal, a basket rebalance): delivered to every active webhook of that environment that
+   * subscribes to the type (or '*'), whoever owns it.
+   */
+  environmentWide?: boolean;
   /** JSON Schema of the event's `data` payload. */
   data_schema: Record<string, unknown>;
 }

@@ -18,6 +18,14 @@ function bool(name: string, fallback: boolean): boolean {
   return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
 }
 
+/** A fraction setting as a decimal string in [0, 1] (kept a string: it is compared with decimals, never floats). */
+function fraction(name: string, fallback: string): string {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^(0(\.\d{1,10})?|1(\.0{1,10})?)$/.test(raw.trim())) throw new Error(`Setting ${name} must be a fraction between 0 and 1 with at most 10 decimals, got "${raw}"`);
+  return raw.trim();
+}
+
 export interface AssetLimitOverride {
   maxAmount?: string;
   maxBalance?: string;
@@ -101,6 +109,8 @@ export function loadConfig() {
     // set per namespace pointing at one task queue: with several worker pools on different queues,
     // only the pool that should build the files manages them (the others would flip their queue).
     manageAchSchedules: bool('ACH_SCHEDULES_MANAGED', true),
+    // The same for the hourly basket valuation and the monthly governance poll schedules.
+    manageBasketSchedules: bool('BASKET_SCHEDULES_MANAGED', true),
     // Production chain adapter (domain/chains/production.ts): "ethereum=https://...,polygon=https://..."
     chainRpcUrls: process.env.CHAIN_RPC_URLS ?? '',
     chainSignerPrivateKey: process.env.CHAIN_SIGNER_PRIVATE_KEY ?? '',
@@ -108,6 +118,13 @@ export function loadConfig() {
     reversalWindowDays: int('REVERSAL_WINDOW_DAYS', 90),
     // Operator overrides of the per-asset amount limits (assets.max_amount, assets.max_balance).
     assetLimits: assetLimits('ASSET_LIMITS'),
+    // Basket governance (domain/governance, docs/gcu.md), copied onto each proposal when it is created:
+    // the share of eligible power (units outstanding at the snapshot) that must vote for a poll to count,
+    governanceQuorum: fraction('GOVERNANCE_QUORUM', '0.1'),
+    // the share of for / (for + against) a proposal must exceed to succeed (abstentions count only for quorum),
+    governanceThreshold: fraction('GOVERNANCE_THRESHOLD', '0.5'),
+    // and how many days a poll is open.
+    governanceVotingDays: int('GOVERNANCE_VOTING_DAYS', 7),
   };
 }
 

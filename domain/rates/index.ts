@@ -16,7 +16,8 @@ export interface RateQuote {
 /** Where exchange rates come from (a market-data vendor in production; a fixed snapshot in sandbox). */
 export interface RateProvider {
   readonly name: string;
-  fetchRates(): Promise<RateQuote[]>;
+  /** Quotes as of `at` (default now); a provider without history (the fixed snapshot) ignores it. */
+  fetchRates(at?: Date): Promise<RateQuote[]>;
 }
 
 /** The seeded snapshot: one USD price per asset. The ledger and chains migrations insert the same rows. */
@@ -53,9 +54,9 @@ export class SandboxRateProvider implements RateProvider {
   }
 }
 
-/** Stores the provider's current quotes; returns how many were stored. */
-export async function refreshRates(provider: RateProvider, client: Queryable = getPool()): Promise<number> {
-  const quotes = await provider.fetchRates();
+/** Stores the provider's quotes (as of `at`, default now); returns how many were stored. */
+export async function refreshRates(provider: RateProvider, client: Queryable = getPool(), at?: Date): Promise<number> {
+  const quotes = await provider.fetchRates(at);
   for (const q of quotes) {
     if (!/^\d+(\.\d+)?$/.test(q.rate)) throw new Error(`Rate provider ${provider.name} sent a malformed rate for ${q.base}`);
   }

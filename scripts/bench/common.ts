@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: a throw-away database, a concurrent driver and the report line.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { migrate } from '../../domain/db/migrate';
@@ -116,4 +117,27 @@ export function childPids(): Array<{ pid: number; command: string }> {
     /* no /proc */
   }
   return out;
+}
+
+/** A free loopback port for an API process of the bench's own. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until the API on `base` answers /api/health (30 s at most). */
+export async function waitForHealth(base: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('API did not come up');
 }

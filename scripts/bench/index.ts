@@ -6,6 +6,7 @@ import { benchLedger } from './ledger';
 import { benchRails } from './rails';
 import { benchTransfers } from './transfers';
 import { benchWebhooks } from './webhooks';
+import { benchGcu } from './gcu';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['ISO 20022', benchIso20022],
   ['Payment rails and ACH files', benchRails],
   ['Webhook deliveries', benchWebhooks],
+  ['GCU composition', benchGcu],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

@@ -5,7 +5,6 @@
 // Run: npx tsx scripts/bench/transfers.ts
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -18,34 +17,13 @@ import { getPool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { findTemporalCli } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES, SA } from '../../domain/temporal/search-attributes';
-import { childPids, drive, installQuietTemporalRuntime, percentile, processCpuMs, report, withBenchDatabase } from './common';
+import { childPids, drive, freePort, installQuietTemporalRuntime, percentile, processCpuMs, report, waitForHealth, withBenchDatabase } from './common';
 
 // 16 concurrent clients: the load the README's figures and the latency target are stated for.
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '16', 10);
 const SECONDS = Number.parseInt(process.env.BENCH_SECONDS ?? '10', 10);
 const ACCOUNTS = Number.parseInt(process.env.BENCH_ACCOUNTS ?? '50', 10);
 const WORKFLOWS = Number.parseInt(process.env.BENCH_WORKFLOWS ?? '1000', 10);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(base: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('API did not come up');
-}
 
 function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
   // node itself runs the script (tsx as a loader): signals reach the process, no wrapper is left behind.

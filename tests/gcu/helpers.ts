@@ -35,7 +35,7 @@ export async function internalBalance(environment: Environment, code: string, as
 /**
  * The reserve rule: every component's reserve holds exactly ceil(outstanding × amount) at the
  * component's precision, and the issuance account holds the outstanding units, which equal the
- * basket units on customer accounts.
+ * basket units held outside it (customer accounts, and fees paid in the basket asset).
  */
 export async function expectReserveInvariant(environment: Environment, code = 'GCU'): Promise<void> {
   const basket = await getBasket(code, environment);
@@ -46,9 +46,11 @@ export async function expectReserveInvariant(environment: Environment, code = 'G
     expect(new D(held).eq(reserveTarget(basket.outstanding, c.amount, precision.get(c.assetCode)!)), `${c.assetCode} reserve ${held} for ${basket.outstanding} units`).toBe(true);
   }
   expect(new D(await internalBalance(environment, `basket_issuance:${code}`, code)).eq(basket.outstanding)).toBe(true);
+  // Units outside the issuance account (customers', and fees a GCU transfer paid) are the outstanding ones.
   const { rows } = await getPool().query<{ s: string | null }>(
-    `SELECT sum(credits_posted - debits_posted)::text AS s FROM ledger_accounts WHERE environment = $1 AND kind = 'customer' AND asset_code = $2`,
-    [environment, code],
+    `SELECT sum(credits_posted - debits_posted)::text AS s FROM ledger_accounts
+      WHERE environment = $1 AND asset_code = $2 AND code IS DISTINCT FROM $3`,
+    [environment, code, `basket_issuance:${code}`],
   );
   expect(new D(rows[0].s ?? '0').eq(basket.outstanding)).toBe(true);
 }

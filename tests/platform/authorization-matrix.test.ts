@@ -29,7 +29,18 @@ const PUBLIC = [
 ];
 
 /** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */
-const PUBLIC_READS = [/^\/api\/v2\/baskets(\/:code)?$/];
+const PUBLIC_READS = [
+  /^\/api\/v2\/baskets(\/:code)?$/,
+  /^\/api\/v2\/gcu(\/composition|\/value-history)?$/,
+  /^\/api\/v2\/gcu\/voting\/proposals(\/:id)?$/,
+];
+
+/**
+ * Resources of an environment rather than of a user (a governance proposal): another user of the
+ * same environment reaches them (and is refused by a rule, e.g. 422 NO_VOTING_POWER), a key of the
+ * other environment gets 404.
+ */
+const ENVIRONMENT_SCOPED = ['POST /api/v2/gcu/voting/proposals/:id/vote', 'POST /api/voting/polls/:id/vote'];
 
 /** Reserved for platform operators (config.admin): a customer gets 403 ADMIN_REQUIRED. */
 const OPERATOR_ONLY = [
@@ -49,6 +60,8 @@ const OPERATOR_ONLY = [
   'POST /api/v2/accounts/:uuid/close',
   'POST /api/v2/transfers/:uuid/review',
   'POST /api/v2/baskets',
+  'POST /api/v2/gcu/voting/proposals',
+  'POST /api/v2/gcu/voting/proposals/:id/cancel',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */
@@ -80,6 +93,8 @@ const BODIES: Record<string, unknown> = {
   'PUT /api/v2/webhooks/:id': { active: false },
   'POST /api/v2/accounts/:uuid/baskets/compose': { basket_code: 'GCU', amount: '1' },
   'POST /api/v2/accounts/:uuid/baskets/decompose': { basket_code: 'GCU', amount: '1' },
+  'POST /api/v2/gcu/voting/proposals/:id/vote': { vote: 'for' },
+  'POST /api/voting/polls/:id/vote': { vote: 'for' },
 };
 
 const key = (r: Route) => `${r.method} ${r.path}`;
@@ -168,6 +183,8 @@ beforeAll(async () => {
     'POST /api/v1/defi/swap/execute': { quote_id: swapQuote, wallet_address: wallet },
   });
 
+  const proposal = (await create('/api/v2/gcu/voting/proposals', { title: 'matrix', components: [{ asset_code: 'USD', weight: '0.5' }, { asset_code: 'EUR', weight: '0.5' }] }, operator.headers)).id as string;
+
   const ledger = {
     account: account,
     transfer: transfer.uuid ?? transfer.id,
@@ -177,6 +194,8 @@ beforeAll(async () => {
     { prefix: '/api/v2/accounts/', params: { uuid: account } },
     { prefix: '/api/v2/transfers/', params: { uuid: ledger.transfer } },
     { prefix: '/api/v2/baskets/', params: { code: 'GCU' } },
+    { prefix: '/api/v2/gcu/voting/proposals/', params: { id: proposal } },
+    { prefix: '/api/voting/polls/', params: { id: proposal } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
     { prefix: '/api/v2/webhooks/', params: { id: webhook.id, deliveryId: ids.delivery } },
     { prefix: '/api/v2/crosschain/bridge/', params: { id: ids.bridge } },
@@ -328,6 +347,10 @@ describe('authorization matrix', () => {
         if (found.length > 0) wrong.push(`${who} ${key(r)} -> ${res.statusCode} leaks ${found.join(', ')}`);
         // A body naming a missing resource may be a 422 ..._NOT_FOUND (as for a quote id that does not exist).
         const notFound = res.statusCode === 404 || (key(r) in CROSS_BODIES && res.statusCode === 422 && /_NOT_FOUND$/.test(res.json().errors?.[0]?.code ?? ''));
+        if (ENVIRONMENT_SCOPED.includes(key(r)) && who === 'another user') {
+          if (res.statusCode < 400 || res.statusCode >= 500 || res.statusCode === 403) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
+          continue;
+        }
         if ((url !== r.path || key(r) in CROSS_BODIES) && !notFound) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
       }
     }

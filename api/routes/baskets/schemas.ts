@@ -78,6 +78,22 @@ export const getSchema = {
   response: { 200: envelope(basketSchema), ...errorResponses },
 };
 
+/** Components by target weight (weights sum to 1): a basket's definition and a governance proposal. */
+export const weightedComponents = {
+  type: 'array',
+  minItems: 2,
+  maxItems: 20,
+  items: {
+    type: 'object',
+    required: ['asset_code', 'weight'],
+    additionalProperties: false,
+    properties: {
+      asset_code: { type: 'string', minLength: 1, maxLength: 12 },
+      weight: { type: 'string', pattern: '^(0(\\.[0-9]{1,10})?|1(\\.0{1,10})?)$', description: 'Target weight, a fraction such as "0.25"; weights sum to 1' },
+    },
+  },
+};
+
 export const createBody = {
   type: 'object',
   required: ['code', 'name', 'components'],
@@ -89,20 +105,7 @@ export const createBody = {
     precision: { type: 'integer', minimum: 0, maximum: 8, default: 4 },
     rebalance_frequency: { type: 'string', enum: ['monthly', 'quarterly', 'never'], default: 'monthly' },
     initial_value_usd: { ...decimalString, description: 'USD value of one unit at creation (default "1")' },
-    components: {
-      type: 'array',
-      minItems: 2,
-      maxItems: 20,
-      items: {
-        type: 'object',
-        required: ['asset_code', 'weight'],
-        additionalProperties: false,
-        properties: {
-          asset_code: { type: 'string', minLength: 1, maxLength: 12 },
-          weight: { type: 'string', pattern: '^(0(\\.[0-9]{1,10})?|1(\\.0{1,10})?)$', description: 'Target weight, a fraction such as "0.25"; weights sum to 1' },
-        },
-      },
-    },
+    components: weightedComponents,
   },
 };
 

@@ -3,6 +3,10 @@
  * in order: basket information, composition and value history; governance voting; buying GCU.
  */
 import type { FastifyInstance } from 'fastify';
+import gcuInfoRoutes from './info';
+import gcuVotingRoutes from './voting';
 
 export default async function gcuRoutes(app: FastifyInstance) {
+  await app.register(gcuInfoRoutes);
+  await app.register(gcuVotingRoutes);
 }
