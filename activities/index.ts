@@ -10,6 +10,7 @@ import { createCrosschainActivities } from './crosschain';
 import { createDefiActivities } from './defi';
 import { createGovernanceActivities } from './governance';
 import { createBasketValuationActivities } from './baskets/valuation';
+import { createBasketBuyActivities } from './baskets/buy';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -33,5 +34,6 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createDefiActivities(),
     ...createGovernanceActivities(),
     ...createBasketValuationActivities(),
+    ...createBasketBuyActivities(),
   };
 }

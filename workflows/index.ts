@@ -11,3 +11,4 @@ export { crosschainSwapWorkflow } from './crosschain-swap';
 export { bridgeTransferWorkflow } from './bridge-transfer';
 export { basketValuationWorkflow } from './basket-valuation';
 export { governanceProposalWorkflow, monthlyGovernanceWorkflow } from './governance';
+export { basketBuyWorkflow } from './basket-buy';

@@ -21,8 +21,8 @@ import {
 import { withTransaction, type Queryable } from '../../domain/db/pool';
 import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney } from '../../domain/money/amount';
-import { DomainError } from '../../domain/platform/errors';
 import type { Environment } from '../../domain/platform/environment';
+import { businessFailure } from '../failures';
 
 export interface BridgeStepInput {
   transferId: string;
@@ -30,10 +30,6 @@ export interface BridgeStepInput {
 }
 type Timed = BridgeStepInput & { nowMs: number };
 
-function businessFailure(err: unknown): never {
-  if (err instanceof LedgerError || err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
-  throw err;
-}
 const fail = (code: string, message: string): never => {
   throw ApplicationFailure.nonRetryable(message, code);
 };

@@ -18,7 +18,7 @@ import {
 } from '../../domain/defi/crosschain-swaps';
 import type { SandboxOutcome } from '../../domain/defi/swaps';
 import { getEntry, LedgerError, postEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
-import { DomainError } from '../../domain/platform/errors';
+import { businessFailure } from '../failures';
 
 export interface CrosschainStepInput {
   crosschainSwapId: string;
@@ -28,11 +28,6 @@ export interface CrosschainStepInput {
 export interface SwapStepInput {
   swapId: string;
   workflowId: string;
-}
-
-function businessFailure(err: unknown): never {
-  if (err instanceof LedgerError || err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
-  throw err;
 }
 
 // A reservation outlives the swap's deadline by an hour, so only a stuck workflow lets it expire.

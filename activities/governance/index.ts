@@ -3,7 +3,6 @@
  * and is idempotent: opening, closing and executing lock the proposal and return it unchanged when
  * the step was already done; execution is keyed by the workflow id and step.
  */
-import { ApplicationFailure } from '@temporalio/activity';
 import {
   activateProposal,
   closeProposal,
@@ -16,13 +15,8 @@ import {
   type ProposalStatus,
 } from '../../domain/governance';
 import type { ProposalWorkflowSubject } from '../../domain/governance/search';
-import { LedgerError, workflowIdempotencyKey } from '../../domain/ledger';
-import { DomainError } from '../../domain/platform/errors';
-
-function businessFailure(err: unknown): never {
-  if (err instanceof LedgerError || err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
-  throw err;
-}
+import { workflowIdempotencyKey } from '../../domain/ledger';
+import { businessFailure } from '../failures';
 
 export interface ProposalStep {
   proposalId: string;

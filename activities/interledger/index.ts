@@ -5,16 +5,11 @@ import { emitIlpEvent, getQuote, lockIlpPayment, openPaymentsAmount, updateIlpPa
 import { connectorAdapter, IlpNotConfigured } from '../../domain/interledger/stream';
 import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney, isZeroAmount } from '../../domain/money/amount';
-import { DomainError } from '../../domain/platform/errors';
+import { businessFailure } from '../failures';
 
 export interface IlpStepInput {
   paymentId: string;
   workflowId: string;
-}
-
-function businessFailure(err: unknown): never {
-  if (err instanceof LedgerError || err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
-  throw err;
 }
 
 export function createInterledgerActivities() {

@@ -4,6 +4,7 @@
  * exactly what the producing code writes to outbox_events (tests validate real events against it);
  * areas not built yet are listed with `produced: false`.
  */
+import { BASKET_BUY_EVENT_CATALOG } from '../baskets/buy-events';
 import { BASKET_EVENT_CATALOG } from '../baskets/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
@@ -238,6 +239,7 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   ...RAIL_EVENT_CATALOG,
   ...INTERLEDGER_EVENT_CATALOG,
   ...BASKET_EVENT_CATALOG,
+  ...BASKET_BUY_EVENT_CATALOG,
   ...GOVERNANCE_EVENT_CATALOG,
 ];
 

@@ -125,6 +125,10 @@ export function loadConfig() {
     governanceThreshold: fraction('GOVERNANCE_THRESHOLD', '0.5'),
     // and how many days a poll is open.
     governanceVotingDays: int('GOVERNANCE_VOTING_DAYS', 7),
+    // Buying basket units with one asset (POST /gcu/buy): the platform's fee in basis points of the
+    // cost, and how long a buy's quote may wait for its workflow to execute it.
+    basketBuyFeeBps: int('GCU_BUY_FEE_BPS', 25),
+    basketBuyQuoteTtlSeconds: int('GCU_BUY_QUOTE_TTL_SECONDS', 60),
   };
 }
 

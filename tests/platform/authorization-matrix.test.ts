@@ -181,8 +181,10 @@ beforeAll(async () => {
     'POST /api/v1/interledger/payments': { quote_id: ilpQuote.id ?? ilpQuote.quote_id, account_id: account },
     'POST /api/v1/crosschain/bridge/initiate': { quote_id: bridgeQuote, sender_address: wallet, recipient_address: wallet, account_id: account },
     'POST /api/v1/defi/swap/execute': { quote_id: swapQuote, wallet_address: wallet },
+    'POST /api/v2/gcu/buy': { account_uuid: account, spend_asset: 'USD', amount: '1' },
   });
 
+  const basketBuy = (await create('/api/v2/gcu/buy', { account_uuid: account, spend_asset: 'USD', amount: '1' })).id as string;
   const proposal = (await create('/api/v2/gcu/voting/proposals', { title: 'matrix', components: [{ asset_code: 'USD', weight: '0.5' }, { asset_code: 'EUR', weight: '0.5' }] }, operator.headers)).id as string;
 
   const ledger = {
@@ -196,6 +198,7 @@ beforeAll(async () => {
     { prefix: '/api/v2/baskets/', params: { code: 'GCU' } },
     { prefix: '/api/v2/gcu/voting/proposals/', params: { id: proposal } },
     { prefix: '/api/voting/polls/', params: { id: proposal } },
+    { prefix: '/api/v2/gcu/buy/', params: { id: basketBuy } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
     { prefix: '/api/v2/webhooks/', params: { id: webhook.id, deliveryId: ids.delivery } },
     { prefix: '/api/v2/crosschain/bridge/', params: { id: ids.bridge } },
@@ -209,6 +212,7 @@ beforeAll(async () => {
     { prefix: '/api/v1/interledger/payments/', params: { id: ilpPayment.id ?? ilpPayment.payment_id } },
     ...(rail ? [{ prefix: '/api/v1/payment-rails/payments/', params: { id: rail.id ?? rail.payment_id } }] : []),
   );
+  aIds.add(basketBuy);
   for (const v of [account, other, dep.id, dep.transaction_id, ledger.transfer, apiKey.id, webhook.id, ilpQuote.id, ilpPayment.id, rail?.id, entryId, ...Object.values(ids)]) {
     if (typeof v === 'string' && v.length > 0) aIds.add(v);
   }

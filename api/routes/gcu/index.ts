@@ -5,8 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import gcuInfoRoutes from './info';
 import gcuVotingRoutes from './voting';
+import gcuBuyRoutes from './buy';
 
 export default async function gcuRoutes(app: FastifyInstance) {
   await app.register(gcuInfoRoutes);
   await app.register(gcuVotingRoutes);
+  await app.register(gcuBuyRoutes);
 }
