@@ -16,6 +16,7 @@ import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { latestRates } from '../rates';
 import { getTemporalClient } from '../temporal/client';
+import { executeProposal } from './execute';
 import { votingPowerAt } from './power';
 import {
   createdEventData,
@@ -218,6 +219,19 @@ export async function cancelProposal(p: Principal, id: string, reason: string | 
     // Not running (never started, or already over) or Temporal unreachable: the activities re-check the status.
   }
   return proposalView(done.id, p.environment, p.userId);
+}
+
+/**
+ * An operator executes a succeeded proposal whose workflow could not (e.g. a component had no rate
+ * at the time, and the rate is back). Keyed per proposal, so repeating the call returns the first
+ * execution; a proposal executed by its workflow is PROPOSAL_ALREADY_EXECUTED, one not succeeded
+ * PROPOSAL_NOT_SUCCEEDED (executeProposal).
+ */
+export async function executeProposalByOperator(p: Principal, id: string): Promise<ProposalView> {
+  if (!p.isAdmin) throw new DomainError('ADMIN_REQUIRED', 'Only platform operators execute proposals');
+  const proposal = await getProposal(id, p.environment);
+  await executeProposal(proposal.id, { idempotencyKey: `governance-operator-execute:${proposal.id}` });
+  return proposalView(proposal.id, p.environment, p.userId);
 }
 
 export interface CallerVote {

@@ -139,4 +139,22 @@ describe('closing and executing', () => {
     expect(checked.problems).toEqual([]);
     expect(checked.seen).toContain('governance.proposal.executed');
   });
+  it('an operator executes a succeeded proposal its workflow could not, once; customers cannot; other states are refused', async () => {
+    const { id, closed } = await decided([[big, 'for']]);
+    expect(closed.status).toBe('succeeded');
+    const url = `/api/v2/gcu/voting/proposals/${id}/execute`;
+    expect((await t.app.inject({ method: 'POST', url, headers: big.headers })).statusCode).toBe(403);
+    const first = await t.app.inject({ method: 'POST', url, headers: operator.headers });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().data.status).toBe('executed');
+    const again = await t.app.inject({ method: 'POST', url, headers: operator.headers });
+    expect(again.json().data).toMatchObject({ status: 'executed', revision_version: first.json().data.revision_version });
+    // The workflow's own step comes too late: executed exactly once.
+    await expect(executeProposal(id, { idempotencyKey: 'workflow-step' })).rejects.toMatchObject({ code: 'PROPOSAL_ALREADY_EXECUTED' });
+    const defeated = await decided([[small, 'for']]);
+    const r = await t.app.inject({ method: 'POST', url: `/api/v2/gcu/voting/proposals/${defeated.id}/execute`, headers: operator.headers });
+    expect(r.statusCode).toBe(422);
+    expect(r.json().errors[0].code).toBe('PROPOSAL_NOT_SUCCEEDED');
+    await expectReserveInvariant('sandbox');
+  });
 });

@@ -62,6 +62,7 @@ const OPERATOR_ONLY = [
   'POST /api/v2/baskets',
   'POST /api/v2/gcu/voting/proposals',
   'POST /api/v2/gcu/voting/proposals/:id/cancel',
+  'POST /api/v2/gcu/voting/proposals/:id/execute',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */

@@ -190,3 +190,14 @@ export const cancelProposalSchema = {
   },
   response: { 200: envelope(proposalSchema), ...errorResponses },
 };
+
+export const executeProposalSchema = {
+  tags: [TAG],
+  summary: 'Execute a succeeded proposal its workflow could not execute (platform operators only)',
+  description:
+    'For a succeeded proposal whose workflow failed at execution (e.g. a component had no USD rate then). Executes it once, as the workflow ' +
+    'would (IMF method, reserve rebalanced in one entry); calling again returns the same result. Already executed by its workflow: 422 ' +
+    'PROPOSAL_ALREADY_EXECUTED; not succeeded: 422 PROPOSAL_NOT_SUCCEEDED.',
+  params: idParams,
+  response: { 200: envelope(proposalSchema), ...errorResponses },
+};

@@ -5,12 +5,12 @@
  * Each handler is caller → one domain call → presenter.
  */
 import type { FastifyInstance } from 'fastify';
-import { cancelProposal, castVote, listMyVotes, listProposals, proposalView, proposeComposition, type CreateProposalRequest } from '../../../domain/governance';
+import { cancelProposal, castVote, executeProposalByOperator, listMyVotes, listProposals, proposalView, proposeComposition, type CreateProposalRequest } from '../../../domain/governance';
 import { pageParams, paginate } from '../../pagination';
 import { principalOf } from '../../types';
 import { caller, readerEnvironment } from '../caller';
 import { presentMyVote, presentProposal, presentVote } from './voting-presenters';
-import { cancelProposalSchema, castVoteSchema, createProposalSchema, getProposalSchema, listProposalsSchema, myVotesSchema, pollVoteSchema } from './voting-schemas';
+import { cancelProposalSchema, castVoteSchema, executeProposalSchema, createProposalSchema, getProposalSchema, listProposalsSchema, myVotesSchema, pollVoteSchema } from './voting-schemas';
 
 const PUBLIC_READ = { public: true, optionalAuth: true } as const;
 type IdParams = { Params: { id: string } };
@@ -58,4 +58,8 @@ export default async function gcuVotingRoutes(app: FastifyInstance) {
       data: presentProposal(await cancelProposal(principalOf(request), request.params.id, request.body?.reason ?? null)),
     }),
   );
+
+  app.post<IdParams>('/api/v2/gcu/voting/proposals/:id/execute', { config: { admin: true }, schema: executeProposalSchema }, async (request) => ({
+    data: presentProposal(await executeProposalByOperator(principalOf(request), request.params.id)),
+  }));
 }
