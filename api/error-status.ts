@@ -33,6 +33,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   IDEMPOTENCY_CONFLICT: 409,
   // 503: a dependency is not available; nothing was done.
   CHAIN_NOT_CONFIGURED: 503,
+  SANCTIONS_LIST_UNAVAILABLE: 503,
   WORKFLOW_UNAVAILABLE: 503,
 };
 

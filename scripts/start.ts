@@ -115,6 +115,8 @@ async function main() {
   await ensureGovernanceSchedule();
   // The current hour's valuation now (idempotent), so value history starts at once.
   await (await import('../domain/baskets/valuations')).recordValuations(new Date());
+  // The OFAC list the screening reads (loaded when its files changed).
+  await (await import('../domain/regtech/sanctions')).ensureSanctionsList();
   const { startEventDispatcher } = await import('../domain/events/dispatcher');
   dispatcher = startEventDispatcher();
   done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll; event dispatcher running`);

@@ -9,6 +9,7 @@ import { ensureBasketValuationSchedule } from '../domain/baskets/valuation-sched
 import { recordValuations } from '../domain/baskets/valuations';
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
 import { rateProviderFor } from '../domain/rates/feed';
+import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
 import { ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { createWorker } from './index';
@@ -24,6 +25,8 @@ await migrate(cfg.databaseUrl);
 // An unknown RATES_PROVIDER stops the worker here rather than at the first valuation.
 rateProviderFor();
 await warmCaches();
+// The OFAC list the screening reads: loaded when its files changed (one transaction, version recorded).
+await ensureSanctionsList();
 // A worker run alone (npm run worker) registers the search attributes the workflows it starts and
 // upserts need, as npm start does; a namespace that refuses (e.g. managed clusters where operators
 // register them) is reported, not fatal.

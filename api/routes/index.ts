@@ -18,6 +18,7 @@ import defiRoutes from './defi';
 import crosschainSwapRoutes from './crosschain/swap';
 import basketRoutes from './baskets';
 import gcuRoutes from './gcu';
+import regtechRoutes from './regtech';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -40,4 +41,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(crosschainSwapRoutes);
   await app.register(basketRoutes);
   await app.register(gcuRoutes);
+  await app.register(regtechRoutes);
 }

@@ -129,6 +129,10 @@ export function loadConfig() {
     // cost, and how long a buy's quote may wait for its workflow to execute it.
     basketBuyFeeBps: int('GCU_BUY_FEE_BPS', 25),
     basketBuyQuoteTtlSeconds: int('GCU_BUY_QUOTE_TTL_SECONDS', 60),
+    // Sanctions screening (domain/regtech/sanctions, docs/regtech.md): the OFAC SDN files loaded at
+    // start, and the Jaro-Winkler score from which a name is a hit.
+    sanctionsDir: process.env.SANCTIONS_DIR || path.resolve(REPO_ROOT, '../shared/reference/sanctions/ofac'),
+    sanctionsMatchThreshold: fraction('SANCTIONS_MATCH_THRESHOLD', '0.92'),
   };
 }
 

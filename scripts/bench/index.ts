@@ -7,6 +7,7 @@ import { benchRails } from './rails';
 import { benchTransfers } from './transfers';
 import { benchWebhooks } from './webhooks';
 import { benchGcu } from './gcu';
+import { benchSanctions } from './sanctions';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -15,6 +16,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['Payment rails and ACH files', benchRails],
   ['Webhook deliveries', benchWebhooks],
   ['GCU composition', benchGcu],
+  ['Sanctions screening', benchSanctions],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

@@ -63,6 +63,7 @@ const OPERATOR_ONLY = [
   'POST /api/v2/gcu/voting/proposals',
   'POST /api/v2/gcu/voting/proposals/:id/cancel',
   'POST /api/v2/gcu/voting/proposals/:id/execute',
+  'POST /api/v2/regtech/sanctions/reload',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */

@@ -1,0 +1,10 @@
+/**
+ * The regulatory technology routes (spec "Regulatory technology"), one file per framework,
+ * registered in order: sanctions, Travel Rule, MiFID II reports, MiCA, status.
+ */
+import type { FastifyInstance } from 'fastify';
+import sanctionsRoutes from './sanctions';
+
+export default async function regtechRoutes(app: FastifyInstance) {
+  await app.register(sanctionsRoutes);
+}

@@ -1,0 +1,145 @@
+/**
+ * Screening names against the loaded sanctions list, as OFAC's own search does: names are
+ * normalised and compared with Jaro-Winkler (@skyra/jaro-winkler), keeping each entry's best score
+ * over its primary name and aliases. A score at or above SANCTIONS_MATCH_THRESHOLD is a hit.
+ *
+ * Normalisation: Unicode NFKD with the combining marks removed (José → jose), lower case,
+ * punctuation and separators to spaces (OFAC writes "LAST, First"), single spaces. Word order:
+ * each name is compared both as written and with its words sorted, so "Manuel Antonio Noriega"
+ * meets "NORIEGA, Manuel Antonio".
+ *
+ * Speed: the list's names are normalised once per list version and kept in memory, with an index
+ * from each word's first three letters to the names holding such a word. A query is scored only
+ * against names sharing a word prefix with it and of similar length (blocking); a typo in the
+ * first three letters of every word is therefore not found (docs/regtech.md).
+ */
+import { jaroWinkler } from '@skyra/jaro-winkler';
+import { getPool } from '../../db/pool';
+import { loadConfig } from '../../platform/config';
+import { DomainError } from '../../platform/errors';
+import { OFAC_LIST_ID } from './load';
+
+export interface SanctionsMatch {
+  entryId: number;
+  name: string;
+  matchedName: string;
+  sdnType: string;
+  programs: string[];
+  score: number;
+}
+
+export interface ScreeningResult {
+  name: string;
+  hit: boolean;
+  /** Best score over the list (0 when nothing was close enough to compare). */
+  score: number;
+  threshold: number;
+  matches: SanctionsMatch[];
+  listVersion: string;
+}
+
+export function normaliseName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+const sortedWords = (n: string) => n.split(' ').sort().join(' ');
+const prefix = (w: string) => w.slice(0, 3);
+
+interface IndexedName {
+  entNum: number;
+  name: string;
+  normal: string;
+  sorted: string;
+}
+
+interface ListIndex {
+  version: string;
+  names: IndexedName[];
+  byPrefix: Map<string, number[]>;
+  entries: Map<number, { name: string; sdnType: string; programs: string[] }>;
+}
+
+let cached: Promise<ListIndex> | undefined;
+let cachedVersion: string | undefined;
+
+async function buildIndex(version: string): Promise<ListIndex> {
+  const pool = getPool();
+  const [{ rows: names }, { rows: entries }] = await Promise.all([
+    pool.query<{ ent_num: number; name: string }>('SELECT ent_num, name FROM sanctions_names WHERE list_id = $1', [OFAC_LIST_ID]),
+    pool.query<{ ent_num: number; name: string; sdn_type: string; programs: string[] }>('SELECT ent_num, name, sdn_type, programs FROM sanctions_entries WHERE list_id = $1', [OFAC_LIST_ID]),
+  ]);
+  const indexed: IndexedName[] = [];
+  const byPrefix = new Map<string, number[]>();
+  for (const r of names) {
+    const normal = normaliseName(r.name);
+    if (!normal) continue;
+    const i = indexed.push({ entNum: r.ent_num, name: r.name, normal, sorted: sortedWords(normal) }) - 1;
+    for (const p of new Set(normal.split(' ').filter((w) => w.length > 1).map(prefix))) {
+      const list = byPrefix.get(p);
+      if (list) list.push(i);
+      else byPrefix.set(p, [i]);
+    }
+  }
+  return { version, names: indexed, byPrefix, entries: new Map(entries.map((e) => [e.ent_num, { name: e.name, sdnType: e.sdn_type, programs: e.programs }])) };
+}
+
+/** The in-memory index of the loaded list, rebuilt when the loaded version changes. */
+async function listIndex(): Promise<ListIndex> {
+  const { rows } = await getPool().query<{ version: string }>('SELECT version FROM sanctions_lists WHERE id = $1', [OFAC_LIST_ID]);
+  const version = rows[0]?.version;
+  if (!version) throw new DomainError('SANCTIONS_LIST_UNAVAILABLE', 'No sanctions list is loaded; nothing can be screened');
+  if (!cached || cachedVersion !== version) {
+    cachedVersion = version;
+    cached = buildIndex(version);
+    cached.catch(() => {
+      cached = undefined;
+    });
+  }
+  return cached;
+}
+
+/** Best score of a query against one listed name: as written, and with both sides' words sorted. */
+export function nameScore(query: string, listed: { normal: string; sorted: string }): number {
+  const q = normaliseName(query);
+  return Math.max(jaroWinkler(q, listed.normal), jaroWinkler(sortedWords(q), listed.sorted));
+}
+
+function screenOne(index: ListIndex, name: string, threshold: number): ScreeningResult {
+  const normal = normaliseName(name);
+  const sorted = sortedWords(normal);
+  const candidates = new Set<number>();
+  for (const w of normal.split(' ')) {
+    if (w.length < 2) continue;
+    for (const i of index.byPrefix.get(prefix(w)) ?? []) candidates.add(i);
+  }
+  const best = new Map<number, { score: number; matched: string }>();
+  let top = 0;
+  for (const i of candidates) {
+    const n = index.names[i];
+    // Names of very different length cannot reach the threshold.
+    if (Math.abs(n.normal.length - normal.length) > Math.max(n.normal.length, normal.length) * 0.4) continue;
+    const score = Math.max(jaroWinkler(normal, n.normal), jaroWinkler(sorted, n.sorted));
+    if (score > top) top = score;
+    if (score >= threshold && score > (best.get(n.entNum)?.score ?? 0)) best.set(n.entNum, { score, matched: n.name });
+  }
+  const matches = [...best.entries()]
+    .map(([entNum, b]) => {
+      const e = index.entries.get(entNum)!;
+      return { entryId: entNum, name: e.name, matchedName: b.matched, sdnType: e.sdnType, programs: e.programs, score: Math.round(b.score * 10_000) / 10_000 };
+    })
+    .sort((a, b) => b.score - a.score)
+    .slice(0, 10);
+  return { name, hit: matches.length > 0, score: Math.round(top * 10_000) / 10_000, threshold, matches, listVersion: index.version };
+}
+
+/** Screens each name against the loaded list (SANCTIONS_LIST_UNAVAILABLE when none is loaded). */
+export async function screenNames(names: string[], opts: { threshold?: number } = {}): Promise<ScreeningResult[]> {
+  const index = await listIndex();
+  const threshold = opts.threshold ?? Number(loadConfig().sanctionsMatchThreshold);
+  return names.map((n) => screenOne(index, n, threshold));
+}
