@@ -9,6 +9,7 @@ import { BASKET_EVENT_CATALOG } from '../baskets/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
+import { COMPLIANCE_VIOLATION_DETECTED, TRAVEL_RULE_CHECK_COMPLETED } from '../regtech/travel-rule/events';
 import type { EventTypeInfo } from './types';
 
 export type { EventTypeInfo } from './types';
@@ -224,8 +225,8 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('yield.harvested', 'Decentralized finance', 'Yield was harvested.', notBuilt),
 
   e('compliance.report.generated', 'Regulatory', 'A regulatory report was generated.', notBuilt),
-  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected.', notBuilt),
-  e('travel_rule.check.completed', 'Regulatory', 'A Travel Rule check completed.', notBuilt),
+  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule'),
+  e('travel_rule.check.completed', 'Regulatory', 'A Travel Rule check completed (compliant or not).', TRAVEL_RULE_CHECK_COMPLETED, 'domain/regtech/travel-rule'),
 
   e('payment_intent.created', 'Mobile payment', 'A payment intent was created.', notBuilt),
   e('payment_intent.completed', 'Mobile payment', 'A payment intent completed.', notBuilt),

@@ -133,6 +133,8 @@ export function loadConfig() {
     // start, and the Jaro-Winkler score from which a name is a hit.
     sanctionsDir: process.env.SANCTIONS_DIR || path.resolve(REPO_ROOT, '../shared/reference/sanctions/ofac'),
     sanctionsMatchThreshold: fraction('SANCTIONS_MATCH_THRESHOLD', '0.92'),
+    // How long a Travel Rule check stays valid for its transfer.
+    travelRuleCheckValidityHours: int('TRAVEL_RULE_CHECK_VALIDITY_HOURS', 24),
   };
 }
 

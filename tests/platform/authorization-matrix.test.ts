@@ -155,6 +155,9 @@ beforeAll(async () => {
   const other = (await create('/api/v2/accounts', { name: 'matrix A 2' })).uuid as string;
   const dep = await create(`/api/v2/accounts/${account}/deposit`, { amount: '5000.00', asset_code: 'USD' });
   const transfer = await create('/api/v2/transfers', { from_account: account, to_account: other, amount: '10.00', asset_code: 'USD', workflow_enabled: false });
+  const trParties = { originator: { name: 'Alice Example', account_number: 'acct-a' }, beneficiary: { name: 'Bob Receiver', account_number: 'acct-b' } };
+  const trBody = { transfer_id: transfer.uuid ?? transfer.id, ...trParties, transfer_details: { amount: '10.00', currency: 'USD' }, jurisdiction: 'US' };
+  const travelCheck = (await create('/api/v1/regtech/travel-rule/check', trBody)).check_id as string;
   const apiKey = await keyFor(a, {});
   const webhook = await create('/api/v2/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['*'], active: false });
   const rail = await create('/api/v1/payment-rails/payments', {
@@ -184,7 +187,10 @@ beforeAll(async () => {
     'POST /api/v1/crosschain/bridge/initiate': { quote_id: bridgeQuote, sender_address: wallet, recipient_address: wallet, account_id: account },
     'POST /api/v1/defi/swap/execute': { quote_id: swapQuote, wallet_address: wallet },
     'POST /api/v2/gcu/buy': { account_uuid: account, spend_asset: 'USD', amount: '1' },
+    'POST /api/v1/regtech/travel-rule/check': trBody,
+    'POST /api/v2/regtech/travel-rule/transfers': { transfer_id: trBody.transfer_id, originator: { name: 'Alice Example' }, beneficiary: { name: 'Bob Receiver' }, amount: '1.00', currency: 'USD' },
   });
+  aIds.add(travelCheck);
 
   const basketBuy = (await create('/api/v2/gcu/buy', { account_uuid: account, spend_asset: 'USD', amount: '1' })).id as string;
   const proposal = (await create('/api/v2/gcu/voting/proposals', { title: 'matrix', components: [{ asset_code: 'USD', weight: '0.5' }, { asset_code: 'EUR', weight: '0.5' }] }, operator.headers)).id as string;
@@ -201,6 +207,7 @@ beforeAll(async () => {
     { prefix: '/api/v2/gcu/voting/proposals/', params: { id: proposal } },
     { prefix: '/api/voting/polls/', params: { id: proposal } },
     { prefix: '/api/v2/gcu/buy/', params: { id: basketBuy } },
+    { prefix: '/api/v2/regtech/travel-rule/checks/', params: { id: travelCheck } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
     { prefix: '/api/v2/webhooks/', params: { id: webhook.id, deliveryId: ids.delivery } },
     { prefix: '/api/v2/crosschain/bridge/', params: { id: ids.bridge } },

@@ -4,7 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import sanctionsRoutes from './sanctions';
+import travelRuleRoutes from './travel-rule';
 
 export default async function regtechRoutes(app: FastifyInstance) {
   await app.register(sanctionsRoutes);
+  await app.register(travelRuleRoutes);
 }
