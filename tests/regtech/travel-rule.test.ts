@@ -149,4 +149,20 @@ describe('records and refusals', () => {
     expect((await check({}, other.headers)).statusCode).toBe(404);
     expect((await getPool().query('SELECT count(*)::int AS n FROM travel_rule_checks')).rows[0].n).toBe(before);
   });
+
+  it('GET /regtech/status counts this caller\'s checks and describes the loaded list; unbuilt frameworks say so', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/api/v2/regtech/status', headers: t.headers });
+    expect(r.statusCode, r.body).toBe(200);
+    const f = r.json().data.frameworks;
+    const { rows } = await getPool().query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE is_compliant)::int AS ok FROM travel_rule_checks WHERE user_id = $1`, [t.user.userId]);
+    expect(f.travel_rule).toMatchObject({ active: true, checks: rows[0].n, compliant: rows[0].ok, non_compliant: rows[0].n - rows[0].ok });
+    expect(f.sanctions).toMatchObject({ active: true, entries: expect.any(Number) });
+    expect(f.sanctions.version).toMatch(/^[0-9a-f]{64}$/);
+    expect(f.sanctions.hits_last_30_days).toBeGreaterThan(0);
+    expect(f.mifid_ii.active).toBe(false);
+    expect(f.mica.active).toBe(false);
+    const other = await createTestUser();
+    const theirs = (await t.app.inject({ method: 'GET', url: '/api/v2/regtech/status', headers: other.headers })).json().data.frameworks;
+    expect(theirs.travel_rule.checks).toBe(0);
+  });
 });

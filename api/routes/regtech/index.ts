@@ -5,8 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import sanctionsRoutes from './sanctions';
 import travelRuleRoutes from './travel-rule';
+import regtechStatusRoutes from './status';
 
 export default async function regtechRoutes(app: FastifyInstance) {
   await app.register(sanctionsRoutes);
   await app.register(travelRuleRoutes);
+  await app.register(regtechStatusRoutes);
 }
