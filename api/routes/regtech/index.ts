@@ -6,9 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import sanctionsRoutes from './sanctions';
 import travelRuleRoutes from './travel-rule';
 import regtechStatusRoutes from './status';
+import micaRoutes from './mica';
 
 export default async function regtechRoutes(app: FastifyInstance) {
   await app.register(sanctionsRoutes);
   await app.register(travelRuleRoutes);
+  await app.register(micaRoutes);
   await app.register(regtechStatusRoutes);
 }
