@@ -102,9 +102,23 @@ function dateOnly(s: string | undefined): string | undefined {
   return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : undefined;
 }
 
+/**
+ * The earliest business date a creation time can belong to. A time with the sender's own offset
+ * (or none) is on the date it shows; a time in UTC (Z, +00:00) says nothing of the sender's zone,
+ * and a sender as far west as UTC-12 may still be on the previous date (a payment created at
+ * 00:28 UTC settles on the US business day before).
+ */
+function creationDate(reference: string | undefined): string | undefined {
+  if (reference && /(Z|[+-]00:?00)$/.test(reference)) {
+    const t = Date.parse(reference);
+    if (!Number.isNaN(t)) return new Date(t - 12 * 3_600_000).toISOString().slice(0, 10);
+  }
+  return dateOnly(reference);
+}
+
 function notBefore(el: XEl | undefined, value: string | undefined, reference: string | undefined, label: string, emit: Emit): void {
   const d = dateOnly(value);
-  const r = dateOnly(reference);
+  const r = creationDate(reference);
   if (el && d && r && d < r) emit('date-consistency', el, `${label} ${d} is before the message creation date ${r}`);
 }
 

@@ -94,6 +94,22 @@ describe('business rules', () => {
     expectRule(errors, 'date-consistency', '/GrpHdr/IntrBkSttlmDt');
   });
 
+  it('a creation time in UTC does not move the settlement day: a sender west of UTC may still be on the previous date', () => {
+    const at = (created: string, settle: string) =>
+      validateMessage(
+        fixture('pacs.008.001.02.xml')
+          .replace('<CreDtTm>2023-09-12T07:01:02</CreDtTm>', `<CreDtTm>${created}</CreDtTm>`)
+          .replace('<IntrBkSttlmDt>2023-09-12</IntrBkSttlmDt>', `<IntrBkSttlmDt>${settle}</IntrBkSttlmDt>`),
+      ).errors.filter((e) => e.rule === 'date-consistency');
+    // 00:28 UTC on the 12th is still the 11th in New York (and down to UTC-12).
+    expect(at('2023-09-12T00:28:00Z', '2023-09-11')).toEqual([]);
+    expect(at('2023-09-12T00:28:00.123+00:00', '2023-09-11')).toEqual([]);
+    expect(at('2023-09-12T00:28:00Z', '2023-09-10')).toHaveLength(1);
+    // A creation time with the sender's own offset is that sender's date.
+    expect(at('2023-09-11T19:28:00-05:00', '2023-09-11')).toEqual([]);
+    expect(at('2023-09-12T13:00:00Z', '2023-09-11')).toHaveLength(1);
+  });
+
   it('mandatory references present', () => {
     const errors = businessErrors(pain001, (x) => x.replace('<MsgId>SEPA-20240305-0001</MsgId>', '<MsgId>   </MsgId>').replace('<PmtInfId>PMT-2024-03-05-B</PmtInfId>', '<PmtInfId> </PmtInfId>'));
     expectRule(errors, 'reference-required', '/GrpHdr/MsgId');

@@ -20,6 +20,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app';
+import { loadConfig } from '../../domain/platform/config';
+import { ensureSanctionsList } from '../../domain/regtech/sanctions';
 
 const root = path.resolve(__dirname, '../..');
 const toolsDir = path.join(root, '.data', 'tools', 'python');
@@ -71,6 +73,8 @@ beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
   process.env.WEBHOOK_ALLOW_HTTP = 'true';
   t = await createTestApp();
+  // As at start-up: a sanctions list is loaded (the small official-format one, for speed).
+  await ensureSanctionsList({ dir: path.resolve(loadConfig().sanctionsDir, '../ofac-tiny') });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 
