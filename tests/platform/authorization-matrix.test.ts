@@ -64,6 +64,8 @@ const OPERATOR_ONLY = [
   'POST /api/v2/gcu/voting/proposals/:id/cancel',
   'POST /api/v2/gcu/voting/proposals/:id/execute',
   'POST /api/v2/regtech/sanctions/reload',
+  'POST /api/v2/regtech/mica/issuers',
+  'POST /api/v2/regtech/mica/whitepapers',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */
@@ -158,6 +160,7 @@ beforeAll(async () => {
   const trParties = { originator: { name: 'Alice Example', account_number: 'acct-a' }, beneficiary: { name: 'Bob Receiver', account_number: 'acct-b' } };
   const trBody = { transfer_id: transfer.uuid ?? transfer.id, ...trParties, transfer_details: { amount: '10.00', currency: 'USD' }, jurisdiction: 'US' };
   const travelCheck = (await create('/api/v1/regtech/travel-rule/check', trBody)).check_id as string;
+  const micaCheck = (await create('/api/v2/regtech/mica/check', { asset_type: 'art', issuer_id: 'iss_platform', whitepaper_hash: '0'.repeat(64) })).check_id as string;
   const apiKey = await keyFor(a, {});
   const webhook = await create('/api/v2/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['*'], active: false });
   const rail = await create('/api/v1/payment-rails/payments', {
@@ -191,6 +194,7 @@ beforeAll(async () => {
     'POST /api/v2/regtech/travel-rule/transfers': { transfer_id: trBody.transfer_id, originator: { name: 'Alice Example' }, beneficiary: { name: 'Bob Receiver' }, amount: '1.00', currency: 'USD' },
   });
   aIds.add(travelCheck);
+  aIds.add(micaCheck);
 
   const basketBuy = (await create('/api/v2/gcu/buy', { account_uuid: account, spend_asset: 'USD', amount: '1' })).id as string;
   const proposal = (await create('/api/v2/gcu/voting/proposals', { title: 'matrix', components: [{ asset_code: 'USD', weight: '0.5' }, { asset_code: 'EUR', weight: '0.5' }] }, operator.headers)).id as string;
@@ -208,6 +212,7 @@ beforeAll(async () => {
     { prefix: '/api/voting/polls/', params: { id: proposal } },
     { prefix: '/api/v2/gcu/buy/', params: { id: basketBuy } },
     { prefix: '/api/v2/regtech/travel-rule/checks/', params: { id: travelCheck } },
+    { prefix: '/api/v2/regtech/mica/checks/', params: { id: micaCheck } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
     { prefix: '/api/v2/webhooks/', params: { id: webhook.id, deliveryId: ids.delivery } },
     { prefix: '/api/v2/crosschain/bridge/', params: { id: ids.bridge } },

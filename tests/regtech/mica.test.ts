@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
-import { createTestApp, type TestApp } from '../helpers/app';
+import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -58,5 +58,26 @@ describe('MiCA checks', () => {
       expect(r.json().errors[0]).toMatchObject({ code, source: { pointer } });
     }
     expect((await getPool().query('SELECT count(*)::int AS n FROM mica_checks')).rows[0].n).toBe(before);
+  });
+
+  it('operators maintain the register; a newly registered white paper passes; checks are read back by their owner only', async () => {
+    const admin = await createTestUser({ admin: true });
+    const body = { name: 'Example EMI SA', authorisation: 'e_money_institution', home_member_state: 'lu' };
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/regtech/mica/issuers', headers: t.headers, payload: body })).statusCode).toBe(403);
+    const issuer = await t.app.inject({ method: 'POST', url: '/api/v2/regtech/mica/issuers', headers: admin.headers, payload: body });
+    expect(issuer.statusCode, issuer.body).toBe(201);
+    const id = issuer.json().data.id;
+    expect(issuer.json().data).toMatchObject({ authorisation: 'e_money_institution', home_member_state: 'LU' });
+    const paper = { asset_code: 'USDC', issuer_id: id, sha256: sha('Example EMI e-money token white paper v1'), version: '1', published_at: '2026-11-01' };
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/regtech/mica/whitepapers', headers: admin.headers, payload: paper })).statusCode).toBe(201);
+    const again = await t.app.inject({ method: 'POST', url: '/api/v2/regtech/mica/whitepapers', headers: admin.headers, payload: paper });
+    expect(again.json().errors[0].code).toBe('WHITEPAPER_EXISTS');
+    const r = await check({ asset_type: 'emt', issuer_id: id, whitepaper_hash: paper.sha256 });
+    expect(r.json().data.is_compliant).toBe(true);
+    const got = await t.app.inject({ method: 'GET', url: `/api/v2/regtech/mica/checks/${r.json().data.check_id}`, headers: t.headers });
+    expect(got.json().data).toMatchObject({ check_id: r.json().data.check_id, is_compliant: true, issuer: { id } });
+    expect((await t.app.inject({ method: 'GET', url: `/api/v2/regtech/mica/checks/${r.json().data.check_id}`, headers: admin.headers })).statusCode).toBe(404);
+    const list = await t.app.inject({ method: 'GET', url: '/api/v2/regtech/mica/issuers', headers: t.headers });
+    expect(list.json().data.map((i: { id: string }) => i.id)).toContain(id);
   });
 });

@@ -1,6 +1,17 @@
 /** POST /regtech/mica/check: caller → one domain call → presenter. */
 import type { FastifyInstance } from 'fastify';
-import { runMicaCheck, type MicaCheck, type MicaCheckRequest } from '../../../domain/regtech/mica';
+import {
+  getOwnMicaCheck,
+  listIssuers,
+  listWhitepapers,
+  registerIssuer,
+  registerWhitepaper,
+  runMicaCheck,
+  type MicaCheck,
+  type MicaCheckRequest,
+  type MicaIssuer,
+  type MicaWhitepaper,
+} from '../../../domain/regtech/mica';
 import { envelope, errorResponses, timestamp } from '../../schemas';
 import { principalOf } from '../../types';
 
@@ -53,5 +64,83 @@ export default async function micaRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => reply.code(201).send({ data: presentMicaCheck(await runMicaCheck(principalOf(request), request.body)) }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v2/regtech/mica/checks/:id',
+    {
+      schema: {
+        tags: ['Regtech'],
+        summary: 'A stored MiCA check',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } },
+        response: { 200: envelope({ type: 'object', additionalProperties: true, properties: { check_id: { type: 'string' } } }), ...errorResponses },
+      },
+    },
+    async (request) => ({ data: presentMicaCheck(await getOwnMicaCheck(principalOf(request), request.params.id)) }),
+  );
+
+  const issuerSchema = { type: 'object', additionalProperties: true, properties: { id: { type: 'string' }, name: { type: 'string' }, authorisation: { type: 'string' } } };
+  const paperSchema = { type: 'object', additionalProperties: true, properties: { id: { type: 'string' }, sha256: { type: 'string' }, status: { type: 'string' } } };
+  const presentIssuer = (i: MicaIssuer) => ({ id: i.id, name: i.name, lei: i.lei, authorisation: i.authorisation, home_member_state: i.homeMemberState, authorised_at: i.authorisedAt, notes: i.notes });
+  const presentPaper = (w: MicaWhitepaper) => ({ id: w.id, asset_code: w.assetCode, issuer_id: w.issuerId, sha256: w.sha256, version: w.version, status: w.status, published_at: w.publishedAt });
+
+  app.get('/api/v2/regtech/mica/issuers', { schema: { tags: ['Regtech'], summary: 'The MiCA register: issuers and their authorisation', response: { 200: envelope({ type: 'array', items: issuerSchema }), ...errorResponses } } }, async () => ({
+    data: (await listIssuers()).map(presentIssuer),
+  }));
+
+  app.post<{ Body: Parameters<typeof registerIssuer>[1] }>(
+    '/api/v2/regtech/mica/issuers',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Add an issuer to the MiCA register (platform operators only)',
+        body: {
+          type: 'object',
+          required: ['name', 'authorisation'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 200 },
+            lei: { type: ['string', 'null'], pattern: '^[A-Z0-9]{20}$' },
+            authorisation: { type: 'string', enum: ['credit_institution', 'e_money_institution', 'art_issuer', 'casp', 'none'] },
+            home_member_state: { type: ['string', 'null'], pattern: '^[A-Za-z]{2}$' },
+            authorised_at: { type: ['string', 'null'], format: 'date' },
+            notes: { type: ['string', 'null'], maxLength: 1000 },
+          },
+        },
+        response: { 201: envelope(issuerSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ data: presentIssuer(await registerIssuer(principalOf(request), request.body)) }),
+  );
+
+  app.get('/api/v2/regtech/mica/whitepapers', { schema: { tags: ['Regtech'], summary: 'The MiCA register: white papers by SHA-256', response: { 200: envelope({ type: 'array', items: paperSchema }), ...errorResponses } } }, async () => ({
+    data: (await listWhitepapers()).map(presentPaper),
+  }));
+
+  app.post<{ Body: Parameters<typeof registerWhitepaper>[1] }>(
+    '/api/v2/regtech/mica/whitepapers',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Register a white paper by its SHA-256 (platform operators only)',
+        body: {
+          type: 'object',
+          required: ['asset_code', 'issuer_id', 'sha256', 'version', 'published_at'],
+          additionalProperties: false,
+          properties: {
+            asset_code: { type: 'string', minLength: 1, maxLength: 12 },
+            issuer_id: { type: 'string', minLength: 1, maxLength: 100 },
+            sha256: { type: 'string', minLength: 64, maxLength: 64 },
+            version: { type: 'string', minLength: 1, maxLength: 20 },
+            published_at: { type: 'string', format: 'date' },
+            status: { type: 'string', enum: ['registered', 'withdrawn'], default: 'registered' },
+          },
+        },
+        response: { 201: envelope(paperSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ data: presentPaper(await registerWhitepaper(principalOf(request), request.body)) }),
   );
 }

@@ -111,3 +111,29 @@ export async function runMicaCheck(p: Principal, body: MicaCheckRequest): Promis
   );
   return check;
 }
+
+export * from './register';
+
+/** The caller's MiCA check in the caller's environment, else CHECK_NOT_FOUND. */
+export async function getOwnMicaCheck(p: Principal, id: string): Promise<MicaCheck> {
+  const { rows } = await getPool().query(
+    `SELECT c.*, i.name AS issuer_name, i.authorisation, i.home_member_state, w.asset_code, w.version, w.status AS wp_status, w.published_at
+       FROM mica_checks c JOIN mica_issuers i ON i.id = c.issuer_id LEFT JOIN mica_whitepapers w ON w.id = c.whitepaper_id
+      WHERE c.id = $1 AND c.user_id = $2 AND c.environment = $3`,
+    [id, p.userId, p.environment],
+  );
+  const r = rows[0];
+  if (!r) throw new DomainError('CHECK_NOT_FOUND', 'MiCA check not found');
+  return {
+    id: r.id,
+    assetType: r.asset_type,
+    classification: r.classification,
+    classificationBasis: `asset_type ${r.asset_type}`,
+    issuer: { id: r.issuer_id, name: r.issuer_name, authorisation: r.authorisation, homeMemberState: r.home_member_state },
+    whitepaper: r.whitepaper_id ? { id: r.whitepaper_id, assetCode: r.asset_code, version: r.version, status: r.wp_status, publishedAt: r.published_at.toISOString().slice(0, 10) } : null,
+    isCompliant: r.is_compliant,
+    complianceIssues: r.compliance_issues,
+    recommendations: r.recommendations,
+    checkedAt: r.checked_at,
+  };
+}
