@@ -1,8 +1,6 @@
-import {
-  accountXml, agentXml, amountXml, compact, readAgent, invalid, list, newReference, nowDateTime, obj, partyXml, readMoney, readParty,
-  readPartyBlock, readReasons, readRemittance, reasonsFromInput, reasonsXml, remittanceXml, str,
-  type Agent, type PartyWithAccount, type Remittance,
-} from '../common';
+import { amountXml, compact, invalid, list, newReference, nowDateTime, obj, str, type Agent, type PartyWithAccount, type Remittance } from '../common';
+import { accountXml, agentXml, partyXml, reasonsFromInput, reasonsXml, remittanceXml } from '../builders';
+import { readAgent, readMoney, readParty, readPartyBlock, readReasons, readRemittance } from '../readers';
 import { child, children, text, type XEl } from '../xml';
 import type { BuildResult, Json, MessageHandler } from './types';
 import { sumAmounts, toBool } from './shared';

@@ -1,5 +1,7 @@
 /** head.001 Business Application Header (AppHdr): parse and build. */
-import { compact, invalid, newReference, nowDateTime, obj, partyXml, agentXml, readAgent, readParty, str, type Agent, type Party } from '../common';
+import { compact, invalid, newReference, nowDateTime, obj, str, type Agent, type Party } from '../common';
+import { partyXml, agentXml } from '../builders';
+import { readAgent, readParty } from '../readers';
 import type { XObj } from '../build';
 import { child, children, text, type XEl } from '../xml';
 import type { HeaderParties, Json } from './types';

@@ -1,4 +1,6 @@
-import { agentXml, invalid, newReference, nowDateTime, obj, readAgent, str, type Agent, compact } from '../common';
+import { invalid, newReference, nowDateTime, obj, str, type Agent, compact } from '../common';
+import { agentXml } from '../builders';
+import { readAgent } from '../readers';
 import { child, children, text, type XEl } from '../xml';
 import type { BuildResult, Json, MessageHandler } from './types';
 import { buildStatusTx, hasTxRefs, originalGroupXml, parseOriginalGroup, parseStatusTx, statusTxInputs } from './status';

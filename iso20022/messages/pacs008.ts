@@ -1,8 +1,6 @@
-import {
-  accountXml, agentXml, amountXml, code, compact, invalid, list, newReference, newUetr, nowDateTime, obj, partyXml,
-  paymentTypeXml, readAccount, readAgent, readMoney, readParty, readPartyBlock, readPaymentType, readRemittance, remittanceXml,
-  str, today, type Agent, type Party, type PartyWithAccount, type PaymentType, type Remittance,
-} from '../common';
+import { amountXml, code, compact, invalid, list, newReference, newUetr, nowDateTime, obj, str, today, type Agent, type Party, type PartyWithAccount, type PaymentType, type Remittance } from '../common';
+import { accountXml, agentXml, partyXml, paymentTypeXml, remittanceXml } from '../builders';
+import { readAccount, readAgent, readMoney, readParty, readPartyBlock, readPaymentType, readRemittance } from '../readers';
 import { child, children, text, type XEl } from '../xml';
 import { schemaHasElement } from '../xsd';
 import type { BuildResult, Json, MessageHandler } from './types';

@@ -1,8 +1,6 @@
-import {
-  accountXml, agentOrNotProvided, amountXml, code, compact, dateChoice, invalid, list, newReference, newUetr, nowDateTime,
-  obj, partyXml, paymentTypeXml, readAgent, readParty, readPartyBlock, readPaymentType, readRemittance, remittanceXml, str, today,
-  type Party, type PartyWithAccount, type PaymentType, type Remittance,
-} from '../common';
+import { amountXml, code, compact, dateChoice, invalid, list, newReference, newUetr, nowDateTime, obj, str, today, type Party, type PartyWithAccount, type PaymentType, type Remittance } from '../common';
+import { accountXml, agentOrNotProvided, partyXml, paymentTypeXml, remittanceXml } from '../builders';
+import { readAgent, readParty, readPartyBlock, readPaymentType, readRemittance } from '../readers';
 import { child, children, text, type XEl } from '../xml';
 import { schemaHasElement } from '../xsd';
 import type { BuildResult, Json, MessageHandler } from './types';

@@ -1,7 +1,6 @@
-import {
-  agentXml, compact, invalid, list, newReference, nowDateTime, obj, partyXml, readAgent, readParty, readReasons, reasonsFromInput,
-  reasonsXml, str, type Agent, type Party,
-} from '../common';
+import { compact, invalid, list, newReference, nowDateTime, obj, str, type Agent, type Party } from '../common';
+import { agentXml, partyXml, reasonsFromInput, reasonsXml } from '../builders';
+import { readAgent, readParty, readReasons } from '../readers';
 import { child, children, text, type XEl } from '../xml';
 import type { BuildResult, Json, MessageHandler } from './types';
 import { buildStatusTx, hasTxRefs, originalGroupXml, parseOriginalGroup, parseStatusTx, statusTxInputs, type StatusTxInput } from './status';

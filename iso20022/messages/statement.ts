@@ -4,11 +4,9 @@
  * no balances.
  */
 import Decimal from 'decimal.js';
-import {
-  accountXml, agentXml, amountXml, code, compact, currencyCode, dateChoice, invalid, list, newReference, nowDateTime, obj,
-  partyXml, readAccount, readAgent, readMoney, readParty, readPartyBlock, readRemittance, remittanceXml, str,
-  type Account, type Agent, type Party, type PartyWithAccount, type Remittance,
-} from '../common';
+import { amountXml, code, compact, currencyCode, dateChoice, invalid, list, newReference, nowDateTime, obj, str, type Account, type Agent, type Party, type PartyWithAccount, type Remittance } from '../common';
+import { accountXml, agentXml, partyXml, remittanceXml } from '../builders';
+import { readAccount, readAgent, readMoney, readParty, readPartyBlock, readRemittance } from '../readers';
 import type { XObj } from '../build';
 import { child, children, text, type XEl } from '../xml';
 import type { BuildResult, Json, MessageHandler } from './types';

@@ -1,8 +1,7 @@
 /** Pieces shared by the two status reports, pacs.002 and pain.002. */
-import {
-  accountXml, agentXml, amountXml, compact, dateChoice, invalid, list, obj, partyXml, readAgent, readMoney, readPartyBlock,
-  readReasons, readRemittance, reasonsFromInput, reasonsXml, remittanceXml, str, type Agent, type PartyWithAccount, type Remittance,
-} from '../common';
+import { amountXml, compact, dateChoice, invalid, list, obj, str, type Agent, type PartyWithAccount, type Remittance } from '../common';
+import { accountXml, agentXml, partyXml, reasonsFromInput, reasonsXml, remittanceXml } from '../builders';
+import { readAgent, readMoney, readPartyBlock, readReasons, readRemittance } from '../readers';
 import type { XObj } from '../build';
 import { child, children, text, type XEl } from '../xml';
 import type { Json } from './types';
