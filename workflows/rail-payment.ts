@@ -7,6 +7,8 @@ export interface RailPaymentWorkflowInput {
   paymentId: string;
   /** How long past the expected settlement the workflow waits for the rail before timing out (ms). */
   settlementGraceMs?: number;
+  /** How long a payment held for compliance review waits for a decision (ms). */
+  reviewTimeoutMs?: number;
 }
 
 export interface RailPaymentProgress {
@@ -32,6 +34,13 @@ export const railSettlementSignal = defineSignal<[RailSettlementSignal]>('railSe
 /** An ACH return ingested from a return file. */
 export const achReturnSignal = defineSignal<[AchReturnSignal]>('achReturn');
 
+/** A compliance officer's decision on a held payment (domain/regtech/holds sends it). */
+export const holdDecisionSignal = defineSignal<[{ holdId: string; status: string }]>('complianceDecision');
+
+/** How long a held payment waits for a decision unless the starter says otherwise, and how often it looks. */
+const DEFAULT_REVIEW_TIMEOUT_MS = 72 * 3600 * 1000;
+const REVIEW_POLL_MS = 3600 * 1000;
+
 /** While past the expected settlement, how often the workflow asks the rail again. */
 const SETTLEMENT_POLL_MS = 3600 * 1000;
 
@@ -49,7 +58,7 @@ class RailFailure {
 }
 
 /**
- * validate → reserve (pending entry) → sanctions screen → build message (pacs.008 / NACHA) →
+ * validate → reserve (pending entry) → sanctions screen [→ held for compliance review] → build message (pacs.008 / NACHA) →
  * wait for the rail's window → submit → wait for settlement (instant answer, the rail's signal,
  * or the timetable) → post → [ACH: return window] → complete. A rejection, timeout or return
  * runs the compensation: void before posting, reversing entry after.
@@ -80,7 +89,26 @@ export async function railPaymentWorkflow(input: RailPaymentWorkflowInput): Prom
 
     step('screen');
     const screen = await acts.screenRailPayment(base);
-    if (screen.hit) throw new RailFailure('failed', 'SANCTIONS_HIT', `creditor name matches the sanctions list term "${screen.term}"`);
+    if (!patched('compliance-holds')) {
+      // Histories from before holds: a hit failed the payment at once.
+      const legacy = screen as unknown as { hit?: boolean; term?: string };
+      if (legacy.hit) throw new RailFailure('failed', 'SANCTIONS_HIT', `creditor name matches the sanctions list term "${legacy.term}"`);
+    } else if (screen.held) {
+      step('compliance_review');
+      setStatus('held_for_review');
+      const outcome = await awaitHoldDecision(screen.holdId!, input.reviewTimeoutMs ?? DEFAULT_REVIEW_TIMEOUT_MS, base);
+      if (outcome !== 'released') {
+        throw new RailFailure(
+          'failed',
+          outcome === 'expired' ? 'SANCTIONS_REVIEW_TIMEOUT' : 'SANCTIONS_REJECTED',
+          outcome === 'expired'
+            ? `no compliance decision on hold ${screen.holdId} within the review window (${screen.reasonCode})`
+            : `a compliance officer rejected the payment held for ${screen.reasonCode}${screen.matchedName ? ` (creditor matches ${screen.matchedName})` : ''}`,
+        );
+      }
+      await acts.recordRailHoldReleased({ ...base, holdId: screen.holdId! });
+      setStatus('reserved');
+    }
 
     step('build_message');
     const plan = await acts.prepareRailPayment({ ...base, nowMs: Date.now() });
@@ -147,6 +175,26 @@ export async function railPaymentWorkflow(input: RailPaymentWorkflowInput): Prom
     setStatus(f.status);
     return progress;
   }
+}
+
+/**
+ * Waits for a compliance officer's decision on the payment's hold: the decision signal wakes the
+ * workflow, and the hold is read again every REVIEW_POLL_MS in case a signal was lost. At the end
+ * of the window an open hold expires (a decision made meanwhile stands).
+ */
+async function awaitHoldDecision(holdId: string, timeoutMs: number, base: { paymentId: string; workflowId: string }): Promise<string> {
+  let signalled = false;
+  setHandler(holdDecisionSignal, () => {
+    signalled = true;
+  });
+  const deadline = Date.now() + timeoutMs;
+  let status = await acts.railHoldStatus({ ...base, holdId });
+  while (status === 'open' && Date.now() < deadline) {
+    await condition(() => signalled, Math.max(1, Math.min(REVIEW_POLL_MS, deadline - Date.now())));
+    signalled = false;
+    status = await acts.railHoldStatus({ ...base, holdId });
+  }
+  return status === 'open' ? acts.expireRailHold({ ...base, holdId }) : status;
 }
 
 function asFailure(err: unknown): RailFailure {

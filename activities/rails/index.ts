@@ -12,11 +12,11 @@ import {
   lockRailPayment,
   odfiRouting,
   recordRailEvent,
-  screenName,
   updateRailPayment,
   type RailPayment,
   type RailPaymentStatus,
 } from '../../domain/rails';
+import { expireHold, holdDecision, holdOf, screenOutgoingParty, type HoldStatus, type OutgoingScreening } from '../../domain/regtech/holds';
 import { buildAchEntryRecord, buildPacs008, readPacs002, traceNumber } from '../../domain/rails/messages';
 import type { Environment } from '../../domain/platform/environment';
 
@@ -127,12 +127,45 @@ export function createRailActivities() {
       });
     },
 
-    async screenRailPayment({ paymentId }: RailStepInput): Promise<{ hit: boolean; term?: string }> {
+    /**
+     * Screens the creditor against the loaded sanctions list. A hit (or no list to screen with)
+     * opens a compliance hold: the payment waits, reserved, for an operator's decision.
+     */
+    async screenRailPayment({ paymentId, workflowId }: RailStepInput): Promise<OutgoingScreening> {
       return withTransaction(async (c) => {
         const p = await lockRailPayment(c, paymentId);
-        const r = screenName(p.creditor.name);
-        await recordRailEvent(c, p, 'screened', { sanctions_hit: r.hit, ...(r.term ? { term: r.term } : {}) });
+        const before = await holdOf('rail_payment', p.id, c);
+        const r = await screenOutgoingParty(c, { environment: p.environment, userId: p.userId, subjectKind: 'rail_payment', subjectId: p.id, workflowId, party: 'creditor', name: p.creditor.name });
+        if (before) return r;
+        await recordRailEvent(c, p, 'screened', {
+          sanctions_hit: r.held,
+          score: r.score,
+          list_version: r.listVersion,
+          ...(r.matchedName ? { matched_name: r.matchedName } : {}),
+        });
+        if (r.held) await recordRailEvent(c, p, 'held', { hold_id: r.holdId!, reason_code: r.reasonCode! });
         return r;
+      });
+    },
+
+    /** Where the payment's compliance hold stands (the workflow polls it besides the decision signal). */
+    async railHoldStatus({ holdId }: RailStepInput & { holdId: string }): Promise<HoldStatus> {
+      return holdDecision(holdId);
+    },
+
+    /** The review window closed: an open hold expires; a decision made meanwhile stands. */
+    async expireRailHold({ holdId }: RailStepInput & { holdId: string }): Promise<HoldStatus> {
+      return expireHold(holdId);
+    },
+
+    /** A released hold: the payment goes on (recorded once). */
+    async recordRailHoldReleased({ paymentId, holdId }: RailStepInput & { holdId: string }): Promise<void> {
+      await withTransaction(async (c) => {
+        const p = await lockRailPayment(c, paymentId);
+        const { rows } = await c.query(`SELECT 1 FROM rail_payment_events WHERE payment_id = $1 AND status = 'released'`, [p.id]);
+        if (rows[0]) return;
+        const h = await holdOf('rail_payment', p.id, c);
+        await recordRailEvent(c, p, 'released', { hold_id: holdId, decided_by: h?.decidedBy ?? null });
       });
     },
 

@@ -135,6 +135,14 @@ export function loadConfig() {
     sanctionsMatchThreshold: fraction('SANCTIONS_MATCH_THRESHOLD', '0.92'),
     // How long a Travel Rule check stays valid for its transfer.
     travelRuleCheckValidityHours: int('TRAVEL_RULE_CHECK_VALIDITY_HOURS', 24),
+    // The jurisdiction whose Travel Rule threshold the platform applies to crypto leaving it for
+    // another VASP or wallet (a row of domain/regtech/travel-rule/thresholds.ts), and how long such a
+    // transfer waits, its amount reserved, for a passing check before it is compensated.
+    travelRuleJurisdiction: process.env.TRAVEL_RULE_JURISDICTION || 'FATF',
+    travelRuleWaitMinutes: int('TRAVEL_RULE_WAIT_MINUTES', 60),
+    // How long an outgoing payment held for sanctions review waits for a compliance officer's
+    // decision before it is compensated (domain/regtech/holds).
+    complianceReviewTimeoutHours: int('COMPLIANCE_REVIEW_TIMEOUT_HOURS', 72),
   };
 }
 

@@ -48,7 +48,13 @@ export const RAIL_EVENT_CATALOG: readonly EventTypeInfo[] = [
   ev('pending', 'A rail payment was accepted; `routing` says which rail and why.', payload({ routing: { type: 'object', required: ['rail', 'reason'], additionalProperties: false, properties: { rail: { type: 'string', enum: RAIL_NAMES }, reason: str } } })),
   ev('validated', 'The payment passed validation in its workflow.', payload()),
   ev('reserved', 'The amount was reserved with a pending ledger entry.', payload({ entry_id: str })),
-  ev('screened', 'The creditor was screened against the sanctions list.', payload({ sanctions_hit: { type: 'boolean' }, term: str }, ['term'])),
+  ev(
+    'screened',
+    "The creditor's name was screened against the loaded OFAC SDN list (score: the best Jaro-Winkler score; a hit or no list holds the payment).",
+    payload({ sanctions_hit: { type: 'boolean' }, score: { type: 'number' }, list_version: strOrNull, matched_name: str }, ['matched_name']),
+  ),
+  ev('held', 'The payment is held for compliance review (sanctions hit, or no list to screen with); its amount stays reserved.', payload({ hold_id: str, reason_code: str })),
+  ev('released', 'A compliance officer released the held payment; it goes on to the rail.', payload({ hold_id: str, decided_by: strOrNull })),
   ev(
     'message_built',
     "The rail's message was built (pacs.008, or the NACHA entry for ACH) with its timetable.",

@@ -7,7 +7,6 @@
  * ACTC, ACCP, PDNG ...) are recorded only. ACH returns come as NACHA return files
  * (domain/ach/files.ts ingestReturnFile).
  */
-import { WorkflowNotFoundError } from '@temporalio/common';
 import { parseMessage, validateMessage } from '../../iso20022/index';
 import { withTransaction } from '../db/pool';
 import type { Environment } from '../platform/environment';
@@ -115,13 +114,3 @@ export async function ingestStatusReport(
   return out;
 }
 
-/** Signals a workflow; false when it has already ended (a late or repeated message). */
-export async function deliverSignal(send: () => Promise<void>): Promise<boolean> {
-  try {
-    await send();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}

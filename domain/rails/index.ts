@@ -275,15 +275,6 @@ export async function updateRailPayment(c: Queryable, id: string, fields: Fields
   return toPayment(rows[0]);
 }
 
-/** Sandbox sanctions list: a creditor whose name contains one of these terms is refused. */
-export const SANDBOX_SANCTIONS_TERMS = ['SANCTIONED', 'BLOCKED PERSON', 'OFAC TEST', 'EMBARGOED'];
-
-export function screenName(name: string): { hit: boolean; term?: string } {
-  const n = name.toUpperCase();
-  const term = SANDBOX_SANCTIONS_TERMS.find((t) => n.includes(t));
-  return term ? { hit: true, term } : { hit: false };
-}
-
 /** The platform's sandbox ODFI (originating bank) routing number; ACH trace numbers start with its first 8 digits. */
 export function odfiRouting(): string {
   return process.env.ACH_ODFI_ROUTING ?? '123456780';

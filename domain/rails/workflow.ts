@@ -1,8 +1,10 @@
 import { withTransaction } from '../db/pool';
+import { loadConfig } from '../platform/config';
 import { getTemporalClient } from '../temporal/client';
 import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
-import { deliverSignal, type RailSettlementSignalInput } from './inbound';
+import { deliverSignal } from '../temporal/signals';
+import type { RailSettlementSignalInput } from './inbound';
 import { lockRailPayment, recordRailEvent, updateRailPayment, type RailPayment } from './index';
 
 /** Starts the payment's workflow (id rail-payment-<id>); if Temporal refuses, the payment fails with nothing moved. */
@@ -10,7 +12,7 @@ export async function startRailPaymentWorkflow(p: RailPayment): Promise<void> {
   await startMoneyWorkflow({
     workflowType: 'railPaymentWorkflow',
     workflowId: p.workflowId,
-    args: [{ paymentId: p.id }],
+    args: [{ paymentId: p.id, reviewTimeoutMs: loadConfig().complianceReviewTimeoutHours * 3_600_000 }],
     subject: { id: p.id, accountIds: [p.accountId], assetCode: p.currency, amount: p.amount, environment: p.environment, userId: p.userId },
     idKey: SA.paymentId,
     extraSearchAttributes: [{ key: SA.rail, value: p.rail }],

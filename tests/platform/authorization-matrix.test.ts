@@ -66,6 +66,10 @@ const OPERATOR_ONLY = [
   'POST /api/v2/regtech/sanctions/reload',
   'POST /api/v2/regtech/mica/issuers',
   'POST /api/v2/regtech/mica/whitepapers',
+  'GET /api/v2/regtech/holds',
+  'GET /api/v2/regtech/holds/:id',
+  'POST /api/v2/regtech/holds/:id/release',
+  'POST /api/v2/regtech/holds/:id/reject',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */
@@ -213,6 +217,8 @@ beforeAll(async () => {
     { prefix: '/api/v2/gcu/buy/', params: { id: basketBuy } },
     { prefix: '/api/v2/regtech/travel-rule/checks/', params: { id: travelCheck } },
     { prefix: '/api/v2/regtech/mica/checks/', params: { id: micaCheck } },
+    // Operator-only: a customer is refused before the id is looked up.
+    { prefix: '/api/v2/regtech/holds/', params: { id: `hold_${'0'.repeat(32)}` } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
     { prefix: '/api/v2/webhooks/', params: { id: webhook.id, deliveryId: ids.delivery } },
     { prefix: '/api/v2/crosschain/bridge/', params: { id: ids.bridge } },

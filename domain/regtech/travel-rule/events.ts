@@ -16,15 +16,31 @@ export const TRAVEL_RULE_CHECK_COMPLETED: Schema = obj({
   valid_until: { type: 'string', format: 'date-time' },
 });
 
-export const COMPLIANCE_VIOLATION_DETECTED: Schema = obj({
-  framework: { type: 'string', enum: ['travel_rule'] },
-  check_id: str,
-  transfer_id: str,
-  code: str,
-  description: str,
-  // The screened party and the listed entries it matched.
-  party: { type: 'string', enum: ['originator', 'beneficiary'] },
-  matches: { type: 'array', items: obj({ entry_id: { type: 'integer' }, name: str, score: { type: 'number' } }) },
-  list_version: str,
-  detected_at: { type: 'string', format: 'date-time' },
-});
+/**
+ * compliance.violation.detected, for every framework: framework, code, description and
+ * detected_at always; the rest names what the violation concerns (a Travel Rule check and its
+ * transfer, a payment held for sanctions review, a late MiFID II report) and is present when it
+ * applies.
+ */
+export const COMPLIANCE_VIOLATION_DETECTED: Schema = {
+  type: 'object',
+  required: ['framework', 'code', 'description', 'detected_at'],
+  additionalProperties: false,
+  properties: {
+    framework: { type: 'string', enum: ['travel_rule', 'sanctions', 'mifid_ii'] },
+    code: str,
+    description: str,
+    detected_at: { type: 'string', format: 'date-time' },
+    check_id: str,
+    transfer_id: str,
+    // A payment held for review (domain/regtech/holds): the hold and what it holds.
+    hold_id: { type: 'string', pattern: '^hold_' },
+    subject_kind: str,
+    subject_id: str,
+    report_id: str,
+    // The screened party and the listed entries it matched.
+    party: { type: 'string', enum: ['originator', 'beneficiary', 'creditor'] },
+    matches: { type: 'array', items: obj({ entry_id: { type: 'integer' }, name: str, score: { type: 'number' } }) },
+    list_version: { type: ['string', 'null'] },
+  },
+};
