@@ -1,4 +1,4 @@
-import { defineQuery, log, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { CrosschainActivities } from '../activities/crosschain';
 import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
@@ -30,11 +30,19 @@ class BridgeFailure {
   ) {}
 }
 
+/** A Travel Rule check was stored for the transfer (domain/regtech/travel-rule sends it). */
+export const travelRuleCheckSignal = defineSignal<[{ check_id: string }]>('travelRuleCheck');
+
+/** While waiting for a Travel Rule check, how often the workflow looks for one besides the signal. */
+const TRAVEL_RULE_POLL_MS = 5 * 60_000;
+
 /** Attestation polling backs off up to this interval. */
 const MAX_POLL_MS = 120_000;
 
 /**
- * check quote + deadline -> reserve (pending entry on the source chain book) -> lock/burn on the
+ * check quote + deadline -> reserve (pending entry on the source chain book) -> [Travel Rule: crypto
+ * leaving the platform at or above the threshold waits, reserved, for a passing check; none before
+ * the wait ends fails it] -> lock/burn on the
  * source chain -> wait for the protocol's source confirmations -> wait for the attestation
  * (guardian VAA / DVN verification / validator votes, polled on timers) -> release/mint on the
  * destination -> wait for inclusion -> post (source book -> in-transit -> destination book, fee
@@ -47,6 +55,10 @@ export async function bridgeTransferWorkflow(input: BridgeTransferWorkflowInput)
   const base = { transferId: input.transferId, workflowId };
   const progress: BridgeProgress = { bridge_tx_id: input.transferId, step: 'check', status: 'running' };
   setHandler(bridgeProgressQuery, () => progress);
+  let checkRecorded = false;
+  setHandler(travelRuleCheckSignal, () => {
+    checkRecorded = true;
+  });
   const setStatus = (status: string) => upsertSearchAttributes([{ key: SA.businessStatus, value: status }] as never);
   const step = (s: string) => {
     progress.step = s;
@@ -65,6 +77,22 @@ export async function bridgeTransferWorkflow(input: BridgeTransferWorkflowInput)
     step('reserve');
     await acts.reserveBridgeTransfer(base);
     setStatus('reserved');
+
+    if (patched('travel-rule-gate')) {
+      step('travel_rule');
+      let gate = await acts.travelRuleGate(base);
+      if (!gate.passed) {
+        setStatus('awaiting_travel_rule');
+        const until = Math.min(plan.deadlineMs, now() + plan.travelRuleWaitMs);
+        while (!gate.passed && now() < until) {
+          await condition(() => checkRecorded, Math.max(1, Math.min(TRAVEL_RULE_POLL_MS, until - now())));
+          checkRecorded = false;
+          gate = await acts.travelRuleGate(base);
+        }
+        if (!gate.passed) throw new BridgeFailure(gate.checkId ? 'TRAVEL_RULE_CHECK_FAILED' : 'TRAVEL_RULE_CHECK_MISSING', `nothing was sent: ${gate.reason}`);
+        setStatus('reserved');
+      }
+    }
 
     step('source');
     const src = await acts.submitBridgeSource({ ...base, nowMs: now() });

@@ -8,6 +8,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chainAdapterFor } from '../../domain/chains/adapter';
 import { ensureChainLedgerAccount } from '../../domain/chains/books';
+import { custodyAddress } from '../../domain/chains/custody';
 import { getChain, homeChain, tokenForAsset } from '../../domain/chains/registry';
 import { attesterFor } from '../../domain/crosschain/attestation';
 import {
@@ -21,7 +22,9 @@ import {
 import { withTransaction, type Queryable } from '../../domain/db/pool';
 import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney } from '../../domain/money/amount';
+import { loadConfig } from '../../domain/platform/config';
 import type { Environment } from '../../domain/platform/environment';
+import { latestCheck, latestPassingCheck, travelRuleRequirement } from '../../domain/regtech/travel-rule';
 import { businessFailure } from '../failures';
 
 export interface BridgeStepInput {
@@ -56,7 +59,16 @@ export function bridgeInTransitAccount(environment: Environment, protocol: strin
 // Longer than any deadline (at most 7 days), so only a stuck workflow lets a reservation expire.
 const RESERVATION_TIMEOUT_SECONDS = 8 * 24 * 3600;
 
+export interface TravelRuleGate {
+  required: boolean;
+  passed: boolean;
+  checkId: string | null;
+  reason: string | null;
+}
+
 export interface BridgePlan {
+  /** How long the transfer waits for a passing Travel Rule check (never past the deadline). */
+  travelRuleWaitMs: number;
   deadlineMs: number;
   pollMs: number;
   sourceBlockMs: number;
@@ -74,6 +86,7 @@ export function createCrosschainActivities() {
         // Durations, not instants: the deadline and the quote's remaining life were fixed at
         // initiation (API clock) and are measured from the workflow's start on its own clock.
         const plan = {
+          travelRuleWaitMs: loadConfig().travelRuleWaitMinutes * 60_000,
           deadlineMs: startMs + (t.deadlineAt.getTime() - t.createdAt.getTime()),
           pollMs: PROTOCOLS[t.protocol].attestation.pollSeconds * 1000,
           sourceBlockMs: getChain(t.sourceChain).blockTimeMs,
@@ -91,6 +104,46 @@ export function createCrosschainActivities() {
         await recordBridgeEvent(c, t, 'validated', { quote_expires_at: q!.expiresAt.toISOString() });
         return plan;
       });
+    },
+
+    /**
+     * The Travel Rule gate: crypto leaving the platform (a recipient other than the account's own
+     * custody address on the destination chain) at or above the threshold of the platform's
+     * jurisdiction (TRAVEL_RULE_JURISDICTION) needs a passing, still valid check of this transfer.
+     * Records travel_rule_required and travel_rule_passed in the history once each.
+     */
+    async travelRuleGate({ transferId }: BridgeStepInput): Promise<TravelRuleGate> {
+      const t = await load(transferId);
+      const external = t.recipientAddress !== custodyAddress(t.accountId, t.destinationChain);
+      const cfg = loadConfig();
+      const req = external ? await travelRuleRequirement(t.amount, t.assetCode, cfg.travelRuleJurisdiction).catch(businessFailure) : null;
+      if (!req?.required) return { required: false, passed: true, checkId: null, reason: null };
+      const passing = await latestPassingCheck(t.id, t.environment);
+      const latest = passing ? null : await latestCheck(t.id, t.environment);
+      await withTransaction(async (c) => {
+        const locked = await lockBridgeTransfer(c, t.id);
+        const { rows } = await c.query<{ status: string }>(`SELECT status FROM bridge_transfer_events WHERE transfer_id = $1 AND status LIKE 'travel_rule_%'`, [t.id]);
+        const seen = new Set(rows.map((r) => r.status));
+        if (!seen.has('travel_rule_required')) {
+          await recordBridgeEvent(c, locked, 'travel_rule_required', {
+            jurisdiction: req.row.jurisdiction,
+            amount_usd: req.amountUsd,
+            threshold_usd: req.thresholdUsd,
+            usd_rate: req.usdRate,
+            recipient_address: t.recipientAddress,
+          });
+        }
+        if (passing && !seen.has('travel_rule_passed')) await recordBridgeEvent(c, locked, 'travel_rule_passed', { check_id: passing.id, valid_until: passing.validUntil.toISOString() });
+      });
+      if (passing) return { required: true, passed: true, checkId: passing.id, reason: null };
+      return {
+        required: true,
+        passed: false,
+        checkId: latest?.id ?? null,
+        reason: latest
+          ? `the latest Travel Rule check (${latest.id}) did not pass: ${latest.complianceIssues.map((i) => i.code).join(', ') || 'expired'}`
+          : `no Travel Rule check was recorded for ${t.amount} ${t.assetCode} (${req.amountUsd} USD, threshold ${req.thresholdUsd} USD in ${req.row.jurisdiction}) to ${t.recipientAddress}`,
+      };
     },
 
     /** Pending entry: the source chain book is debited into the protocol's in-transit account. */

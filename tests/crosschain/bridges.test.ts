@@ -252,6 +252,15 @@ describe('bridge transfers', () => {
     const acct = await fundedAccount('2', 'WETH');
     const q = (await quote({ source_chain: 'ethereum', destination_chain: 'solana', token: 'WETH', amount: '1.000000000123456789', preferred_bridge: 'wormhole' })).json().data;
     const created = (await call('POST', '/api/v1/crosschain/bridge/initiate', { quote_id: q.quote_id, sender_address: EVM_A, recipient_address: SOL })).json().data;
+    // About USD 3,400 leaving the platform: the Travel Rule needs a passing check first (travel-rule-gate.test.ts).
+    const check = await call('POST', '/api/v1/regtech/travel-rule/check', {
+      transfer_id: created.bridge_tx_id,
+      originator: { name: 'Alice Example', account_number: EVM_A },
+      beneficiary: { name: 'Bob Receiver', account_number: SOL, institution_name: 'Example VASP AG', institution_country: 'DE' },
+      transfer_details: { amount: '1.000000000123456789', currency: 'WETH' },
+      jurisdiction: 'FATF',
+    });
+    expect(check.json().data.is_compliant, check.body).toBe(true);
     const done = await finish(created.bridge_tx_id, created.workflow_id);
     expect(done).toMatchObject({ status: 'completed', destination_token: 'WETH', destination_tx_kind: 'bridge_mint', recipient_address: SOL });
     expect(done.destination_tx_hash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);

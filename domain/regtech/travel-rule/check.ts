@@ -13,10 +13,14 @@ import { loadConfig } from '../../platform/config';
 import type { Environment } from '../../platform/environment';
 import { DomainError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { latestRate } from '../../rates';
 import { screenNames, type ScreeningResult } from '../sanctions';
 import { toIvms101, type PartyInput } from './parties';
+import { signalWorkflow } from '../../temporal/signals';
+import { travelRuleRequirement } from './requirement';
 import { thresholdFor, type ThresholdRow } from './thresholds';
+
+/** The signal a bridge waiting for its Travel Rule check receives when one is stored. */
+export const TRAVEL_RULE_CHECK_SIGNAL = 'travelRuleCheck';
 
 export interface CheckInput {
   userId: string;
@@ -62,22 +66,21 @@ export interface TravelRuleCheck {
   validUntil: Date;
 }
 
-async function findTransfer(userId: string, environment: Environment, id: string, c: Queryable): Promise<'transfer' | 'bridge'> {
-  const { rows } = await c.query<{ kind: 'transfer' | 'bridge' }>(
-    `SELECT 'transfer' AS kind FROM transfers WHERE id = $1 AND user_id = $2 AND environment = $3
-     UNION ALL SELECT 'bridge' FROM bridge_transfers WHERE id = $1 AND user_id = $2 AND environment = $3 LIMIT 1`,
+interface TransferFacts {
+  kind: 'transfer' | 'bridge';
+  amount: string;
+  assetCode: string;
+  workflowId: string | null;
+}
+
+async function findTransfer(userId: string, environment: Environment, id: string, c: Queryable): Promise<TransferFacts> {
+  const { rows } = await c.query<{ kind: 'transfer' | 'bridge'; amount: string; asset_code: string; workflow_id: string | null }>(
+    `SELECT 'transfer' AS kind, amount, asset_code, workflow_id FROM transfers WHERE id = $1 AND user_id = $2 AND environment = $3
+     UNION ALL SELECT 'bridge', amount, asset_code, workflow_id FROM bridge_transfers WHERE id = $1 AND user_id = $2 AND environment = $3 LIMIT 1`,
     [id, userId, environment],
   );
   if (!rows[0]) throw new DomainError('TRANSFER_NOT_FOUND', `Transfer ${id.slice(0, 60)} not found`, '/transfer_id');
-  return rows[0].kind;
-}
-
-/** USD per unit of a currency: the platform's latest rate, else the threshold row's dated reference rate. */
-async function usdPerUnit(currency: string, row: ThresholdRow | null, pointer: string): Promise<{ rate: string; asOf: Date }> {
-  const r = await latestRate(currency);
-  if (r) return { rate: r.rate, asOf: r.asOf };
-  if (row?.usdPerUnit && row.currency === currency) return { rate: row.usdPerUnit.rate, asOf: new Date(row.usdPerUnit.asOf) };
-  throw new DomainError('RATE_UNAVAILABLE', `No USD rate for ${currency.slice(0, 12)}`, pointer);
+  return { kind: rows[0].kind, amount: rows[0].amount, assetCode: rows[0].asset_code, workflowId: rows[0].workflow_id };
 }
 
 const present = (v: string | undefined) => typeof v === 'string' && v.trim() !== '';
@@ -92,18 +95,28 @@ export async function runTravelRuleCheck(input: CheckInput): Promise<TravelRuleC
   }
   if (new D(amount).isZero()) throw new DomainError('AMOUNT_NOT_POSITIVE', 'amount must be positive', '/transfer_details/amount');
   const currency = input.currency.trim().toUpperCase();
-  const row = thresholdFor(input.jurisdiction);
-  const kind = await findTransfer(input.userId, input.environment, input.transferId, getPool());
+  thresholdFor(input.jurisdiction);
+  const transfer = await findTransfer(input.userId, input.environment, input.transferId, getPool());
   const ivms101 = toIvms101(input.originator, input.beneficiary, input.userId);
 
-  const rate = await usdPerUnit(currency, null, '/transfer_details/currency');
-  const amountUsd = new D(amount).times(rate.rate).toDecimalPlaces(2, D.ROUND_HALF_UP);
-  const thresholdRate = await usdPerUnit(row.currency, row, '/jurisdiction');
-  const thresholdUsd = new D(row.amount).times(thresholdRate.rate).toDecimalPlaces(2, D.ROUND_HALF_UP);
-  // At or above the threshold (31 CFR 1010.410: "$3,000 or more"); a zero threshold is every transfer.
-  const exceeds = amountUsd.gte(thresholdUsd);
+  const req = await travelRuleRequirement(amount, currency, input.jurisdiction);
+  const { row } = req;
+  const amountUsd = new D(req.amountUsd);
+  const thresholdUsd = new D(req.thresholdUsd);
+  const thresholdRate = { rate: req.thresholdRate };
+  const rate = { rate: req.usdRate, asOf: req.usdRateAsOf };
+  const exceeds = req.required;
   const issues: ComplianceIssue[] = [];
   const recommendations: string[] = [];
+
+  // The check speaks for the transfer it names: the stated amount and currency must be its own.
+  if (!new D(transfer.amount).eq(amount) || transfer.assetCode !== currency) {
+    issues.push({
+      code: 'TRANSFER_DETAILS_MISMATCH',
+      description: `The transfer moves ${new D(transfer.amount).toFixed()} ${transfer.assetCode}; the check states ${amount} ${currency.slice(0, 12)}.`,
+    });
+    recommendations.push("Check again with the transfer's own amount and currency.");
+  }
 
   const o = input.originator;
   const b = input.beneficiary;
@@ -190,7 +203,7 @@ export async function runTravelRuleCheck(input: CheckInput): Promise<TravelRuleC
          amount_usd, usd_rate, usd_rate_as_of, threshold, exceeds_threshold, full_identification_required, is_compliant, risk_level,
          originator_verified, beneficiary_verified, sanctions, compliance_issues, recommendations, checked_at, valid_until)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26)`,
-      [check.id, check.environment, check.userId, check.transferId, kind, check.jurisdiction, JSON.stringify(ivms101), amount, currency, input.assetType ?? null,
+      [check.id, check.environment, check.userId, check.transferId, transfer.kind, check.jurisdiction, JSON.stringify(ivms101), amount, currency, input.assetType ?? null,
         input.purpose ?? null, check.amountUsd, check.usdRate, check.usdRateAsOf, JSON.stringify(check.threshold), exceeds, exceeds, check.isCompliant, riskLevel,
         originatorVerified, beneficiaryVerified, JSON.stringify(check.sanctions), JSON.stringify(issues), JSON.stringify(recommendations), checkedAt, check.validUntil],
     );
@@ -215,5 +228,7 @@ export async function runTravelRuleCheck(input: CheckInput): Promise<TravelRuleC
     }
     await writeOutboxEvents(c, events);
   });
+  // A bridge waiting for its check wakes at once; a lost signal is caught by the workflow's polling.
+  if (transfer.kind === 'bridge' && transfer.workflowId) await signalWorkflow(transfer.workflowId, TRAVEL_RULE_CHECK_SIGNAL, { check_id: check.id }).catch(() => false);
   return check;
 }

@@ -10,6 +10,7 @@ export * from './thresholds';
 export * from './parties';
 export * from './check';
 export * from './records';
+export * from './requirement';
 
 /** POST /api/v1/regtech/travel-rule/check (the spec's body). */
 export interface TravelRuleCheckRequest {

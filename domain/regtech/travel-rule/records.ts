@@ -51,3 +51,9 @@ export async function latestPassingCheck(transferId: string, environment: Enviro
   );
   return rows[0] ? toCheck(rows[0]) : null;
 }
+
+/** The newest check of a transfer, passing or not (for a waiting workflow's failure reason), or null. */
+export async function latestCheck(transferId: string, environment: Environment, c: Queryable = getPool()): Promise<TravelRuleCheck | null> {
+  const { rows } = await c.query<Row>(`SELECT * FROM travel_rule_checks WHERE transfer_id = $1 AND environment = $2 ORDER BY checked_at DESC LIMIT 1`, [transferId, environment]);
+  return rows[0] ? toCheck(rows[0]) : null;
+}
