@@ -1,5 +1,6 @@
 import { condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { RailActivities } from '../activities/rails';
+import { awaitHoldDecision, DEFAULT_REVIEW_TIMEOUT_MS, holdFailureCode } from './compliance-hold';
 import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
 
@@ -33,13 +34,6 @@ export const railProgressQuery = defineQuery<RailPaymentProgress>('progress');
 export const railSettlementSignal = defineSignal<[RailSettlementSignal]>('railSettlement');
 /** An ACH return ingested from a return file. */
 export const achReturnSignal = defineSignal<[AchReturnSignal]>('achReturn');
-
-/** A compliance officer's decision on a held payment (domain/regtech/holds sends it). */
-export const holdDecisionSignal = defineSignal<[{ holdId: string; status: string }]>('complianceDecision');
-
-/** How long a held payment waits for a decision unless the starter says otherwise, and how often it looks. */
-const DEFAULT_REVIEW_TIMEOUT_MS = 72 * 3600 * 1000;
-const REVIEW_POLL_MS = 3600 * 1000;
 
 /** While past the expected settlement, how often the workflow asks the rail again. */
 const SETTLEMENT_POLL_MS = 3600 * 1000;
@@ -96,11 +90,11 @@ export async function railPaymentWorkflow(input: RailPaymentWorkflowInput): Prom
     } else if (screen.held) {
       step('compliance_review');
       setStatus('held_for_review');
-      const outcome = await awaitHoldDecision(screen.holdId!, input.reviewTimeoutMs ?? DEFAULT_REVIEW_TIMEOUT_MS, base);
+      const outcome = await awaitHoldDecision(screen.holdId!, input.reviewTimeoutMs ?? DEFAULT_REVIEW_TIMEOUT_MS);
       if (outcome !== 'released') {
         throw new RailFailure(
           'failed',
-          outcome === 'expired' ? 'SANCTIONS_REVIEW_TIMEOUT' : 'SANCTIONS_REJECTED',
+          holdFailureCode(outcome),
           outcome === 'expired'
             ? `no compliance decision on hold ${screen.holdId} within the review window (${screen.reasonCode})`
             : `a compliance officer rejected the payment held for ${screen.reasonCode}${screen.matchedName ? ` (creditor matches ${screen.matchedName})` : ''}`,
@@ -175,26 +169,6 @@ export async function railPaymentWorkflow(input: RailPaymentWorkflowInput): Prom
     setStatus(f.status);
     return progress;
   }
-}
-
-/**
- * Waits for a compliance officer's decision on the payment's hold: the decision signal wakes the
- * workflow, and the hold is read again every REVIEW_POLL_MS in case a signal was lost. At the end
- * of the window an open hold expires (a decision made meanwhile stands).
- */
-async function awaitHoldDecision(holdId: string, timeoutMs: number, base: { paymentId: string; workflowId: string }): Promise<string> {
-  let signalled = false;
-  setHandler(holdDecisionSignal, () => {
-    signalled = true;
-  });
-  const deadline = Date.now() + timeoutMs;
-  let status = await acts.railHoldStatus({ ...base, holdId });
-  while (status === 'open' && Date.now() < deadline) {
-    await condition(() => signalled, Math.max(1, Math.min(REVIEW_POLL_MS, deadline - Date.now())));
-    signalled = false;
-    status = await acts.railHoldStatus({ ...base, holdId });
-  }
-  return status === 'open' ? acts.expireRailHold({ ...base, holdId }) : status;
 }
 
 function asFailure(err: unknown): RailFailure {

@@ -5,6 +5,8 @@ import { emitIlpEvent, getQuote, lockIlpPayment, openPaymentsAmount, updateIlpPa
 import { connectorAdapter, IlpNotConfigured } from '../../domain/interledger/stream';
 import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, systemAccount, voidPending, workflowIdempotencyKey, type LineInput } from '../../domain/ledger';
 import { DecimalMoney, isZeroAmount } from '../../domain/money/amount';
+import { holdOf, screenOutgoingParty, type OutgoingScreening } from '../../domain/regtech/holds';
+import { loadConfig } from '../../domain/platform/config';
 import { businessFailure } from '../failures';
 
 export interface IlpStepInput {
@@ -48,7 +50,8 @@ export function createInterledgerActivities() {
             description: `Interledger payment to ${q.receiver}`,
             lines,
             pending: true,
-            pendingTimeoutSeconds: 3600,
+            // Outlives a compliance review of the payment (held up to COMPLIANCE_REVIEW_TIMEOUT_HOURS) plus an hour to send.
+            pendingTimeoutSeconds: loadConfig().complianceReviewTimeoutHours * 3600 + 3600,
             userId: p.userId,
             metadata: { ilp_payment_id: p.id, quote_id: q.id },
           },
@@ -56,6 +59,42 @@ export function createInterledgerActivities() {
         ).catch(businessFailure);
         const u = await updateIlpPayment(c, p.id, { status: 'reserved', entry_id: entry.id });
         await emitIlpEvent(c, u, 'interledger.payment_reserved', { entry_id: entry.id });
+      });
+    },
+
+    /**
+     * Screens the receiver's published name against the loaded sanctions list; a hit holds the
+     * payment for review (domain/regtech/holds). A receiver that publishes no name has nothing to
+     * screen (recorded as such).
+     */
+    async screenIlpPayment({ paymentId, workflowId }: IlpStepInput): Promise<OutgoingScreening> {
+      const p = await withTransaction((c) => lockIlpPayment(c, paymentId));
+      const q = (await getQuote(p.quoteId))!;
+      const name = await connectorAdapter(p.environment).receiverName(q.walletAddress).catch((err) => {
+        if (err instanceof IlpNotConfigured) throw ApplicationFailure.nonRetryable(err.message, err.code);
+        throw err;
+      });
+      return withTransaction(async (c) => {
+        const locked = await lockIlpPayment(c, paymentId);
+        const before = await holdOf('ilp_payment', locked.id, c);
+        if (!name) {
+          await emitIlpEvent(c, locked, 'interledger.payment_screened', { receiver_name: null, sanctions_hit: false, score: 0, list_version: null });
+          return { held: false, holdId: null, reasonCode: null, matchedName: null, score: 0, listVersion: null };
+        }
+        const r = await screenOutgoingParty(c, { environment: locked.environment, userId: locked.userId, subjectKind: 'ilp_payment', subjectId: locked.id, workflowId, party: 'receiver', name });
+        if (before) return r;
+        await emitIlpEvent(c, locked, 'interledger.payment_screened', { receiver_name: name, sanctions_hit: r.held, score: r.score, list_version: r.listVersion });
+        if (r.held) await emitIlpEvent(c, locked, 'interledger.payment_held', { hold_id: r.holdId!, reason_code: r.reasonCode! });
+        return r;
+      });
+    },
+
+    /** A released hold: the payment is sent. */
+    async recordIlpHoldReleased({ paymentId, holdId }: IlpStepInput & { holdId: string }): Promise<void> {
+      await withTransaction(async (c) => {
+        const p = await lockIlpPayment(c, paymentId);
+        const h = await holdOf('ilp_payment', p.id, c);
+        await emitIlpEvent(c, p, 'interledger.payment_released', { hold_id: holdId, decided_by: h?.decidedBy ?? null });
       });
     },
 

@@ -16,7 +16,7 @@ import {
   type RailPayment,
   type RailPaymentStatus,
 } from '../../domain/rails';
-import { expireHold, holdDecision, holdOf, screenOutgoingParty, type HoldStatus, type OutgoingScreening } from '../../domain/regtech/holds';
+import { holdOf, screenOutgoingParty, type OutgoingScreening } from '../../domain/regtech/holds';
 import { buildAchEntryRecord, buildPacs008, readPacs002, traceNumber } from '../../domain/rails/messages';
 import type { Environment } from '../../domain/platform/environment';
 
@@ -146,16 +146,6 @@ export function createRailActivities() {
         if (r.held) await recordRailEvent(c, p, 'held', { hold_id: r.holdId!, reason_code: r.reasonCode! });
         return r;
       });
-    },
-
-    /** Where the payment's compliance hold stands (the workflow polls it besides the decision signal). */
-    async railHoldStatus({ holdId }: RailStepInput & { holdId: string }): Promise<HoldStatus> {
-      return holdDecision(holdId);
-    },
-
-    /** The review window closed: an open hold expires; a decision made meanwhile stands. */
-    async expireRailHold({ holdId }: RailStepInput & { holdId: string }): Promise<HoldStatus> {
-      return expireHold(holdId);
     },
 
     /** A released hold: the payment goes on (recorded once). */

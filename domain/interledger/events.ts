@@ -28,6 +28,13 @@ export const INTERLEDGER_EVENT_CATALOG: readonly EventTypeInfo[] = [
   ev('payment_reserved', 'The send amount was reserved with a pending ledger entry.', payload({ entry_id: str })),
   ev('packet_fulfilled', 'The receiver fulfilled the ILP Prepare (fulfillment matches the condition).', payload({ code: { type: 'null' } })),
   ev('packet_rejected', 'The ILP Prepare was rejected (ILP error code, e.g. F02, F99, R00).', payload({ code: { type: 'string', pattern: '^[FTR][0-9]{2}$' } })),
+  ev(
+    'payment_screened',
+    "The receiver's published name was screened against the loaded OFAC SDN list (receiver_name null: none published, nothing to screen).",
+    payload({ receiver_name: { type: ['string', 'null'] }, sanctions_hit: { type: 'boolean' }, score: { type: 'number' }, list_version: { type: ['string', 'null'] } }),
+  ),
+  ev('payment_held', 'The payment is held for compliance review (the receiver matched the sanctions list); its amount stays reserved.', payload({ hold_id: str, reason_code: str })),
+  ev('payment_released', 'A compliance officer released the held payment; it is sent.', payload({ hold_id: str, decided_by: { type: ['string', 'null'] } })),
   ev('payment_completed', 'The payment was posted to the ledger.', payload()),
   ev('payment_failed', 'The payment failed (rejected packet, expired quote, ...); any reservation was voided.', payload({ code: str, reason: str })),
   ev('compensation_executed', 'Compensation completed: the reservation was voided.', payload({ action: { type: 'string', enum: ['void'] } })),

@@ -29,6 +29,8 @@ export interface IlpSendResult {
 export interface ConnectorAdapter {
   readonly name: string;
   resolve(walletAddress: string): Promise<SpspDetails>;
+  /** The receiver's published name (Open Payments wallet address `publicName`), screened before sending; null when none is published. */
+  receiverName(walletAddress: string): Promise<string | null>;
   send(input: { walletAddress: string; amount: string; data: Buffer; nowMs: number }): Promise<IlpSendResult>;
 }
 
@@ -51,6 +53,18 @@ export function walletAddressOf(receiver: string): string | null {
 export class SandboxStreamConnector implements ConnectorAdapter {
   readonly name = 'sandbox-stream';
   private readonly serverSecret = Buffer.from(process.env.ILP_SANDBOX_SECRET ?? 'sandbox-stream-receiver-secret');
+
+  /**
+   * The sandbox's wallet addresses publish their last path segment as a name, words split at
+   * - _ . and capitalised ($wallet.example/manuel-antonio-noriega → "Manuel Antonio Noriega"), as a
+   * wallet provider publishes its account holder's name; the well-known SPSP path publishes none.
+   */
+  async receiverName(walletAddress: string): Promise<string | null> {
+    const last = new URL(walletAddress).pathname.split('/').filter(Boolean).at(-1);
+    if (!last || last === 'pay') return null;
+    const words = last.split(/[-_.]+/).filter(Boolean);
+    return words.length ? words.map((w) => w[0].toUpperCase() + w.slice(1)).join(' ') : null;
+  }
 
   /** What an SPSP server answers: a per-receiver ILP address and shared secret. */
   async resolve(walletAddress: string): Promise<SpspDetails> {
@@ -140,6 +154,15 @@ export class HttpConnector implements ConnectorAdapter {
     if (!r.ok) throw new Error(`SPSP lookup answered ${r.status}`);
     const j = (await r.json()) as { destination_account: string; shared_secret: string };
     return { destinationAccount: j.destination_account, sharedSecret: Buffer.from(j.shared_secret, 'base64') };
+  }
+
+  /** Open Payments: the wallet address document (GET, application/json) carries an optional publicName. */
+  async receiverName(walletAddress: string): Promise<string | null> {
+    this.configured();
+    const r = await fetch(walletAddress, { headers: { accept: 'application/json' } });
+    if (!r.ok) throw new Error(`wallet address lookup answered ${r.status}`);
+    const j = (await r.json()) as { publicName?: unknown };
+    return typeof j.publicName === 'string' && j.publicName.trim() !== '' ? j.publicName : null;
   }
 
   async send(input: { walletAddress: string; amount: string; data: Buffer; nowMs: number }): Promise<IlpSendResult> {

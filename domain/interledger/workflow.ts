@@ -1,4 +1,5 @@
 import { withTransaction } from '../db/pool';
+import { loadConfig } from '../platform/config';
 import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { emitIlpEvent, lockIlpPayment, updateIlpPayment, type IlpPayment, type IlpQuote } from './index';
@@ -7,7 +8,7 @@ export async function startIlpPaymentWorkflow(p: IlpPayment, q: IlpQuote): Promi
   await startMoneyWorkflow({
     workflowType: 'interledgerPaymentWorkflow',
     workflowId: p.workflowId,
-    args: [{ paymentId: p.id }],
+    args: [{ paymentId: p.id, reviewTimeoutMs: loadConfig().complianceReviewTimeoutHours * 3_600_000 }],
     subject: { id: p.id, accountIds: [p.accountId], assetCode: q.sendCurrency, amount: q.sendAmount, environment: p.environment, userId: p.userId },
     idKey: SA.paymentId,
     extraSearchAttributes: [{ key: SA.rail, value: 'interledger' }],

@@ -12,7 +12,7 @@ const holdSchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
-    subject_kind: { type: 'string', enum: ['rail_payment'] },
+    subject_kind: { type: 'string', enum: ['rail_payment', 'ilp_payment'] },
     subject_id: { type: 'string' },
     user_id: { type: 'string' },
     framework: { type: 'string', enum: ['sanctions'] },

@@ -17,7 +17,7 @@ import { signalWorkflow } from '../../temporal/signals';
 import { screenNames, type ScreeningResult } from '../sanctions';
 
 export type HoldStatus = 'open' | 'released' | 'rejected' | 'expired';
-export type HoldSubjectKind = 'rail_payment';
+export type HoldSubjectKind = 'rail_payment' | 'ilp_payment';
 
 export interface ComplianceHold {
   id: string;
@@ -81,7 +81,7 @@ export interface ScreenSubject {
   subjectKind: HoldSubjectKind;
   subjectId: string;
   workflowId: string;
-  party: 'creditor';
+  party: 'creditor' | 'receiver';
   name: string;
 }
 

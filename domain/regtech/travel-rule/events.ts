@@ -39,7 +39,7 @@ export const COMPLIANCE_VIOLATION_DETECTED: Schema = {
     subject_id: str,
     report_id: str,
     // The screened party and the listed entries it matched.
-    party: { type: 'string', enum: ['originator', 'beneficiary', 'creditor'] },
+    party: { type: 'string', enum: ['originator', 'beneficiary', 'creditor', 'receiver'] },
     matches: { type: 'array', items: obj({ entry_id: { type: 'integer' }, name: str, score: { type: 'number' } }) },
     list_version: { type: ['string', 'null'] },
   },

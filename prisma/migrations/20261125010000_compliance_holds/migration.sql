@@ -5,7 +5,7 @@ CREATE TABLE "compliance_holds" (
   "id"            TEXT PRIMARY KEY,
   "environment"   TEXT NOT NULL CHECK ("environment" IN ('sandbox', 'production')),
   "user_id"       TEXT NOT NULL REFERENCES "users" ("id"),
-  "subject_kind"  TEXT NOT NULL CHECK ("subject_kind" IN ('rail_payment')),
+  "subject_kind"  TEXT NOT NULL CHECK ("subject_kind" IN ('rail_payment', 'ilp_payment')),
   "subject_id"    TEXT NOT NULL,
   "workflow_id"   TEXT NOT NULL,
   "framework"     TEXT NOT NULL CHECK ("framework" IN ('sanctions')),
