@@ -11,6 +11,7 @@ import { createDefiActivities } from './defi';
 import { createGovernanceActivities } from './governance';
 import { createBasketValuationActivities } from './baskets/valuation';
 import { createBasketBuyActivities } from './baskets/buy';
+import { createRegtechActivities } from './regtech';
 import { createHoldActivities } from './regtech/holds';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createGovernanceActivities(),
     ...createBasketValuationActivities(),
     ...createBasketBuyActivities(),
+    ...createRegtechActivities(),
     ...createHoldActivities(),
   };
 }

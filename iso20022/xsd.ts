@@ -54,7 +54,24 @@ export interface XsdIssue {
 
 /** Validates an XML string (already safety-checked) against the schema of `version`. */
 export function validateAgainstXsd(xml: string, version: string): XsdIssue[] {
-  const schema = schemaDocument(version);
+  return validateWith(schemaDocument(version), xml);
+}
+
+/**
+ * Validates an XML string against the schema file at `file` (an absolute path, e.g. a schema kept
+ * outside ISO20022_XSD_DIR such as MIFID_XSD_DIR's), parsed with the same safe options and cached
+ * per path. A missing file throws (ENOENT): check with fs.existsSync first.
+ */
+export function validateAgainstXsdFile(xml: string, file: string): XsdIssue[] {
+  let schema = schemaDocs.get(file);
+  if (!schema) {
+    schema = libxml.parseXml(fs.readFileSync(file, 'utf8'), LIBXML_SAFE_OPTIONS);
+    schemaDocs.set(file, schema);
+  }
+  return validateWith(schema, xml);
+}
+
+function validateWith(schema: libxml.Document, xml: string): XsdIssue[] {
   let doc: libxml.Document;
   try {
     doc = libxml.parseXml(xml, LIBXML_SAFE_OPTIONS);

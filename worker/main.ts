@@ -8,6 +8,7 @@ import { ensureAchSchedules } from '../domain/ach/schedule';
 import { ensureBasketValuationSchedule } from '../domain/baskets/valuation-schedule';
 import { recordValuations } from '../domain/baskets/valuations';
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
+import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
@@ -46,6 +47,8 @@ if (cfg.manageBasketSchedules) {
   // The current hour's valuation now (idempotent), so history and performance start at once.
   await recordValuations(new Date());
 }
+// The hourly MiFID II T+1 deadline check, likewise (it checks the MiFID II settings first).
+if (cfg.manageMifidSchedule) await ensureMifidDeadlineSchedule();
 // Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
 const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());

@@ -12,3 +12,4 @@ export { bridgeTransferWorkflow } from './bridge-transfer';
 export { basketValuationWorkflow } from './basket-valuation';
 export { governanceProposalWorkflow, monthlyGovernanceWorkflow } from './governance';
 export { basketBuyWorkflow } from './basket-buy';
+export { mifidDeadlineWorkflow } from './mifid-deadline';

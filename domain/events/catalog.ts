@@ -9,6 +9,7 @@ import { BASKET_EVENT_CATALOG } from '../baskets/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
+import { COMPLIANCE_REPORT_GENERATED } from '../regtech/mifid/events';
 import { COMPLIANCE_VIOLATION_DETECTED, TRAVEL_RULE_CHECK_COMPLETED } from '../regtech/travel-rule/events';
 import type { EventTypeInfo } from './types';
 
@@ -224,8 +225,8 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('position.liquidation_warning', 'Decentralized finance', 'A position is close to liquidation.', notBuilt),
   e('yield.harvested', 'Decentralized finance', 'Yield was harvested.', notBuilt),
 
-  e('compliance.report.generated', 'Regulatory', 'A regulatory report was generated.', notBuilt),
-  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule'),
+  e('compliance.report.generated', 'Regulatory', 'A regulatory report was generated (today: a MiFID II transaction report, NEWT or CANC, built and schema-checked).', COMPLIANCE_REPORT_GENERATED, 'domain/regtech/mifid'),
+  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list; a MiFID II report past its T+1 deadline).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule, domain/regtech/mifid (deadline check)'),
   e('travel_rule.check.completed', 'Regulatory', 'A Travel Rule check completed (compliant or not).', TRAVEL_RULE_CHECK_COMPLETED, 'domain/regtech/travel-rule'),
 
   e('payment_intent.created', 'Mobile payment', 'A payment intent was created.', notBuilt),

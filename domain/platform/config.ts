@@ -135,6 +135,17 @@ export function loadConfig() {
     sanctionsMatchThreshold: fraction('SANCTIONS_MATCH_THRESHOLD', '0.92'),
     // How long a Travel Rule check stays valid for its transfer.
     travelRuleCheckValidityHours: int('TRAVEL_RULE_CHECK_VALIDITY_HOURS', 24),
+    // MiFID II transaction reports (domain/regtech/mifid, docs/regtech.md): the directory of ESMA's
+    // auth.016 / head.001 / head.003 schemas (not in the repository), the executing entity's LEI
+    // (RTS 22 field 4; default a checksum-valid sandbox LEI), the submitting entity's (field 6;
+    // default the executing entity's), whether the executing entity is a MiFID investment firm
+    // (field 5), and whether this worker manages the hourly T+1 deadline schedule. The LEIs are
+    // checked (ISO 17442) when a report is built and when the schedule is ensured at start.
+    mifidXsdDir: process.env.MIFID_XSD_DIR || path.resolve(REPO_ROOT, '../shared/reference/iso20022-auth'),
+    mifidFirmLei: (process.env.MIFID_FIRM_LEI || 'SANDBOXMIFIDFIRM0033').trim().toUpperCase(),
+    mifidSubmittingLei: (process.env.MIFID_SUBMITTING_LEI || process.env.MIFID_FIRM_LEI || 'SANDBOXMIFIDFIRM0033').trim().toUpperCase(),
+    mifidInvestmentFirm: bool('MIFID_INVESTMENT_FIRM', true),
+    manageMifidSchedule: bool('MIFID_SCHEDULE_MANAGED', true),
     // The jurisdiction whose Travel Rule threshold the platform applies to crypto leaving it for
     // another VASP or wallet (a row of domain/regtech/travel-rule/thresholds.ts), and how long such a
     // transfer waits, its amount reserved, for a passing check before it is compensated.

@@ -66,6 +66,7 @@ const OPERATOR_ONLY = [
   'POST /api/v2/regtech/sanctions/reload',
   'POST /api/v2/regtech/mica/issuers',
   'POST /api/v2/regtech/mica/whitepapers',
+  'POST /api/v2/regtech/mifid/instruments',
   'GET /api/v2/regtech/holds',
   'GET /api/v2/regtech/holds/:id',
   'POST /api/v2/regtech/holds/:id/release',
@@ -233,6 +234,16 @@ beforeAll(async () => {
     ...(rail ? [{ prefix: '/api/v1/payment-rails/payments/', params: { id: rail.id ?? rail.payment_id } }] : []),
   );
   aIds.add(basketBuy);
+  // A MiFID II report of A's (a stored row), and a report request naming A's buy: another user or environment gets 404.
+  const mifidReport = newId('mfr');
+  await getPool().query(
+    `INSERT INTO mifid_reports (id, environment, user_id, transaction_id, transaction_kind, report_type, jurisdiction, transaction_reference_number, status, xml, xsd_validated, trade_executed_at, deadline_at)
+     VALUES ($1, 'sandbox', $2, $3, 'basket_buy', 'NEWT', 'LU', 'GBUYMATRIX', 'validated', '<BizData/>', true, now(), now() + interval '1 day')`,
+    [mifidReport, a.userId, basketBuy],
+  );
+  fixtures.push({ prefix: '/api/v2/regtech/mifid/reports/', params: { id: mifidReport } });
+  aIds.add(mifidReport);
+  CROSS_BODIES['POST /api/v2/regtech/mifid/reports'] = { transaction_id: basketBuy, report_type: 'NEWT', jurisdiction: 'LU', client: { lei: 'HWUPKR0MPOU8FGXBT394' } };
   for (const v of [account, other, dep.id, dep.transaction_id, ledger.transfer, apiKey.id, webhook.id, ilpQuote.id, ilpPayment.id, rail?.id, entryId, ...Object.values(ids)]) {
     if (typeof v === 'string' && v.length > 0) aIds.add(v);
   }

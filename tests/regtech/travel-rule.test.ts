@@ -182,7 +182,7 @@ describe('records and refusals', () => {
     expect(f.sanctions).toMatchObject({ active: true, entries: expect.any(Number) });
     expect(f.sanctions.version).toMatch(/^[0-9a-f]{64}$/);
     expect(f.sanctions.hits_last_30_days).toBeGreaterThan(0);
-    expect(f.mifid_ii.active).toBe(false);
+    expect(f.mifid_ii).toMatchObject({ active: true, reports: 0, overdue: 0 });
     expect(f.mica).toMatchObject({ active: true, register_issuers: 4 });
     const other = await createTestUser();
     const theirs = (await t.app.inject({ method: 'GET', url: '/api/v2/regtech/status', headers: other.headers })).json().data.frameworks;

@@ -7,11 +7,13 @@ import sanctionsRoutes from './sanctions';
 import travelRuleRoutes from './travel-rule';
 import regtechStatusRoutes from './status';
 import micaRoutes from './mica';
+import mifidRoutes from './mifid';
 import holdRoutes from './holds';
 
 export default async function regtechRoutes(app: FastifyInstance) {
   await app.register(sanctionsRoutes);
   await app.register(travelRuleRoutes);
+  await app.register(mifidRoutes);
   await app.register(micaRoutes);
   await app.register(holdRoutes);
   await app.register(regtechStatusRoutes);
