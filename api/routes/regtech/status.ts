@@ -15,7 +15,7 @@ export default async function regtechStatusRoutes(app: FastifyInstance) {
         summary: 'Status across the regulatory frameworks',
         description:
           'travel_rule: your checks (compliant, not compliant, last); sanctions: the loaded list (version, load time, age, counts) and your ' +
-          'violations in the last 30 days; mica: your checks and the size of the register; mifid_ii: active false until transaction reporting is available.',
+          'violations in the last 30 days; mica: your checks and the size of the register; mifid_ii: your transaction reports by status, how many were flagged past their T+1 deadline, and the last one.',
         response: {
           200: envelope({
             type: 'object',
