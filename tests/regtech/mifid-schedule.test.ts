@@ -11,6 +11,8 @@ let w: TestWorker;
 beforeAll(async () => {
   t = await createTestApp();
   w = await startTestWorker();
+  // One schedule per Temporal server, and the run shares one: start from none.
+  await (await getTemporalClient()).schedule.getHandle(MIFID_DEADLINE_SCHEDULE_ID).delete().catch(() => undefined);
 }, 120_000);
 afterAll(async () => {
   await w?.stop();

@@ -35,7 +35,8 @@ function spawnWorkerProcess(taskQueue: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: REPO_ROOT,
     // The run's dev server is shared: the ACH schedules belong to tests/rails/ach-schedule.test.ts.
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, ACH_SCHEDULES_MANAGED: 'false' },
+    // The run's shared Temporal server: the schedules are other tests' to create.
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, ACH_SCHEDULES_MANAGED: 'false', BASKET_SCHEDULES_MANAGED: 'false', MIFID_SCHEDULE_MANAGED: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
