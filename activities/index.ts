@@ -13,6 +13,8 @@ import { createBasketValuationActivities } from './baskets/valuation';
 import { createBasketBuyActivities } from './baskets/buy';
 import { createRegtechActivities } from './regtech';
 import { createHoldActivities } from './regtech/holds';
+import { createMobileActivities } from './mobile';
+import { createPartnerSdkActivities } from './partner/sdk';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -39,5 +41,7 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createBasketBuyActivities(),
     ...createRegtechActivities(),
     ...createHoldActivities(),
+    ...createMobileActivities(deps),
+    ...createPartnerSdkActivities(),
   };
 }

@@ -12,6 +12,7 @@ import { registerOpenApi } from './plugins/openapi';
 import { registerRateLimit } from './plugins/rate-limit';
 import { registerValidation, ROUTER_MAX_PARAM_LENGTH } from './plugins/validation';
 import { registerRoutes } from './routes';
+import { provideOpenApiDocumentSource, type OpenApiDocument } from '../domain/partner/sdk/spec';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -73,6 +74,14 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   registerAuthEnforcement(app);
   registerIdempotency(app);
   await registerRoutes(app);
+  // SDK generation reads the platform's OpenAPI document: this app's (domain/partner/sdk/spec.ts).
+  provideOpenApiDocumentSource(
+    async () => {
+      await app.ready();
+      return app.swagger() as unknown as OpenApiDocument;
+    },
+    { ifAbsent: true },
+  );
 
   const purge = setInterval(() => purgeExpiredIdempotencyKeys().catch(() => undefined), 10 * 60_000);
   purge.unref();

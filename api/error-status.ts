@@ -16,7 +16,14 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   FORCE_REQUIRES_OPERATOR: 403,
   INSUFFICIENT_PERMISSIONS: 403,
   INVALID_BOOTSTRAP_TOKEN: 403,
+  // A download link whose signature does not match (domain/partner/sdk/links.ts).
+  LINK_INVALID: 403,
   LOGIN_SESSION_REQUIRED: 403,
+  PASSKEY_REQUIRED: 403,
+  MODULE_NOT_ENABLED: 403,
+  FEATURE_DISABLED: 403,
+  PARTNER_KEY_MISMATCH: 403,
+  PARTNER_SUSPENDED: 403,
   REVERSAL_NOT_PERMITTED: 403,
   // 404: no such resource for this caller (another user's included).
   NOT_FOUND: 404,
@@ -29,6 +36,15 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   HOLD_NOT_FOUND: 404,
   ISSUER_NOT_FOUND: 404,
   PAYMENT_NOT_FOUND: 404,
+  PAYMENT_INTENT_NOT_FOUND: 404,
+  TENANT_NOT_FOUND: 404,
+  WHITELABEL_NOT_CONFIGURED: 404,
+  RECEIPT_NOT_FOUND: 404,
+  RECIPIENT_NOT_FOUND: 404,
+  SDK_GENERATION_NOT_FOUND: 404,
+  SDK_PACKAGE_NOT_FOUND: 404,
+  DEVICE_NOT_FOUND: 404,
+  NOTIFICATION_NOT_FOUND: 404,
   PROPOSAL_NOT_FOUND: 404,
   REPORT_NOT_FOUND: 404,
   SWAP_NOT_FOUND: 404,
@@ -36,11 +52,16 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   TRANSFER_NOT_FOUND: 404,
   // 409: the same idempotency key with another request.
   IDEMPOTENCY_CONFLICT: 409,
+  // 409: the resource is not in a state that allows this (payment intents' state machine).
+  PAYMENT_INTENT_STATE_CONFLICT: 409,
+  // 410: a signed download link past its expiry (a fresh one comes with the generation).
+  LINK_EXPIRED: 410,
   // 503: a dependency is not available; nothing was done.
   CHAIN_NOT_CONFIGURED: 503,
   MIFID_AUTHORITY_NOT_CONFIGURED: 503,
   MIFID_AUTHORITY_UNAVAILABLE: 503,
   MIFID_SETTINGS_INVALID: 503,
+  PASSKEYS_NOT_CONFIGURED: 503,
   SANCTIONS_LIST_UNAVAILABLE: 503,
   WORKFLOW_UNAVAILABLE: 503,
 };

@@ -1,5 +1,6 @@
 import type { Principal, Permission } from '../domain/auth/principal';
 import type { TransferService } from '../domain/transfers';
+import type { Partner } from '../domain/partner/partners';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,6 +18,8 @@ declare module 'fastify' {
     permission?: Permission;
     /** Skips the Idempotency-Key handling (e.g. login, where replays make no sense). */
     idempotency?: false;
+    /** A partner row: besides the bearer key, X-Partner-Key of the same partner (domain/partner/context.ts). */
+    partnerKey?: boolean;
   }
   interface FastifyInstance {
     /** The process's transfer service (built once in buildApp). */
@@ -26,6 +29,8 @@ declare module 'fastify' {
     principal?: Principal;
     idempotencyKey?: string;
     authFailure?: Error;
+    /** The partner of a partner row (config.partnerKey), checked with its X-Partner-Key. */
+    partner?: Partner;
   }
 }
 
@@ -33,4 +38,10 @@ declare module 'fastify' {
 export function principalOf(request: { principal?: Principal }): Principal {
   if (!request.principal) throw new Error('route reached without authentication');
   return request.principal;
+}
+
+/** The partner of a partner row; routes with config.partnerKey can rely on it. */
+export function partnerOf(request: { partner?: Partner }): Partner {
+  if (!request.partner) throw new Error('partner row reached without a partner key');
+  return request.partner;
 }

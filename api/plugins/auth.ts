@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApiKey, isApiKeyValue } from '../../domain/auth/api-keys';
 import type { Permission } from '../../domain/auth/principal';
 import { authenticateAccessToken } from '../../domain/auth/sessions';
+import { checkAreaAccess, checkPartnerKey } from '../../domain/partner/context';
+import { DomainError } from '../../domain/platform/errors';
 import { ApiError } from '../errors';
 
 const MESSAGES = {
@@ -77,7 +79,8 @@ async function resolvePrincipal(request: FastifyRequest): Promise<void> {
         }
         throw unauthorized(result.reason);
       }
-      request.principal = result.principal;
+      // An API key is never a biometric session (only a passkey login is: domain/mobile/passkey-sign-in.ts).
+      request.principal = { ...result.principal, biometric: false };
     } else {
       const result = await authenticateAccessToken(value);
       if (!result.ok) throw unauthorized(result.reason);
@@ -89,6 +92,18 @@ async function resolvePrincipal(request: FastifyRequest): Promise<void> {
     }
     if (request.routeOptions.config?.admin && !request.principal.isAdmin) {
       throw new ApiError(403, 'ADMIN_REQUIRED', 'This operation is reserved for platform operators');
+    }
+    // Partner keys reach their partner's modules only; tenants' customers not what their partner switched off.
+    if (request.principal.partnerId || request.principal.tenantId) {
+      await checkAreaAccess(request.principal, (request.routeOptions.schema as { tags?: string[] } | undefined)?.tags);
+    }
+    if (request.routeOptions.config?.partnerKey) {
+      const header = request.headers['x-partner-key'];
+      request.partner = await checkPartnerKey(request.principal, Array.isArray(header) ? header[0] : header).catch((err) => {
+        // A missing or unknown partner key is a credential failure (401), like a bad bearer key.
+        if (err instanceof DomainError && err.code === 'PARTNER_KEY_INVALID') throw new ApiError(401, err.code, err.message, { source: { header: 'x-partner-key' } });
+        throw err;
+      });
     }
   }
 }

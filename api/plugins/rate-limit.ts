@@ -6,7 +6,7 @@ import { ApiError } from '../errors';
 /**
  * Per API key (or login session; per client IP before authentication): RATE_LIMIT_PER_MINUTE
  * burst and RATE_LIMIT_PER_HOUR, both sliding windows. X-RateLimit-* headers on every response
- * describe the window closest to exhaustion.
+ * describe the window closest to exhaustion. Partner keys: their own per-minute and 10-second burst limits.
  */
 export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter, cfg: Config): void {
   app.addHook('onRequest', async (request, reply) => {
@@ -14,10 +14,19 @@ export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter, cf
     const key = p ? `cred:${p.credentialId}` : `ip:${request.ip}`;
     const perMinute = p?.rateLimitPerMinute ?? cfg.rateLimitPerMinute;
     const perHour = Math.max(cfg.rateLimitPerHour, perMinute);
-    const r = await limiter.hit(key, [
-      { limit: perMinute, windowSeconds: 60 },
-      { limit: perHour, windowSeconds: 3600 },
-    ]);
+    // A partner's keys (domain/partner) run on the partner's own rate: requests per minute and a
+    // burst limit over any 10 seconds, instead of the platform's hourly cap.
+    const windows =
+      p?.partnerId && p.burstLimit
+        ? [
+            { limit: perMinute, windowSeconds: 60 },
+            { limit: p.burstLimit, windowSeconds: 10 },
+          ]
+        : [
+            { limit: perMinute, windowSeconds: 60 },
+            { limit: perHour, windowSeconds: 3600 },
+          ];
+    const r = await limiter.hit(key, windows);
     reply.header('x-ratelimit-limit', String(r.limit));
     reply.header('x-ratelimit-remaining', String(r.remaining));
     reply.header('x-ratelimit-reset', String(r.reset));

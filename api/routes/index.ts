@@ -19,6 +19,8 @@ import crosschainSwapRoutes from './crosschain/swap';
 import basketRoutes from './baskets';
 import gcuRoutes from './gcu';
 import regtechRoutes from './regtech';
+import mobileRoutes from './mobile';
+import partnerRoutes from './partner';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -42,4 +44,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(basketRoutes);
   await app.register(gcuRoutes);
   await app.register(regtechRoutes);
+  await app.register(mobileRoutes);
+  await app.register(partnerRoutes);
 }

@@ -1,3 +1,4 @@
+import { tenantForNewAccount } from '../partner/tenants';
 import type pg from 'pg';
 import { getAsset } from '../assets';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
@@ -111,10 +112,12 @@ export async function createAccount(
   if (Buffer.byteLength(metadataJson) > MAX_METADATA_BYTES) throw new AccountError('INVALID_ACCOUNT', 'metadata is larger than 16 KiB');
 
   return inTransaction(client, async (c) => {
+    // A partner tenant's customer opens the account inside the tenant, within its plan.
+    const tenantId = await tenantForNewAccount(c, input.userId);
     const { rows } = await c.query<AccountRow>(
-      `INSERT INTO accounts (id, user_id, environment, name, type, status, metadata)
-       VALUES ($1, $2, $3, $4, $5, 'active', $6) RETURNING *`,
-      [newId('acct'), input.userId, input.environment, name, type, metadataJson],
+      `INSERT INTO accounts (id, user_id, environment, name, type, status, metadata, tenant_id)
+       VALUES ($1, $2, $3, $4, $5, 'active', $6, $7) RETURNING *`,
+      [newId('acct'), input.userId, input.environment, name, type, metadataJson, tenantId],
     );
     const account = toAccount(rows[0]);
     await writeOutboxEvent(c, {

@@ -154,6 +154,9 @@ export async function authenticateApiKey(value: string, ip: string): Promise<Key
         credentialId: row.id,
         kind: 'api_key',
         rateLimitPerMinute: row.rateLimitPerMinute,
+        partnerId: row.partnerId,
+        burstLimit: row.burstLimit,
+        tenantId: row.user.tenantId,
       },
     };
     cache.set(hash, entry);

@@ -14,4 +14,16 @@ export interface Principal {
   credentialId: string;
   kind: 'api_key' | 'session';
   rateLimitPerMinute: number | null;
+  /**
+   * True only for a login session started with a passkey (domain/mobile/passkeys.ts): the
+   * authenticator verified its user (biometric or device PIN). False (or absent, for principals
+   * built before passkeys existed) for API keys and password sessions.
+   */
+  biometric?: boolean;
+  /** The partner whose API key this is (domain/partner): its modules bound what the key may call. */
+  partnerId?: string | null;
+  /** Requests allowed within 10 seconds on top of the per-minute rate (partner keys). */
+  burstLimit?: number | null;
+  /** The partner tenant the user belongs to (domain/partner/tenants): money stays inside it. */
+  tenantId?: string | null;
 }

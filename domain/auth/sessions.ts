@@ -57,7 +57,10 @@ async function signAccess(userId: string, sessionId: string, environment: Enviro
     .sign(jwtKey());
 }
 
-export async function startSession(userId: string, environment: Environment): Promise<IssuedTokens> {
+/** How a login session was started (user_sessions.auth_method): a passkey session is biometric. */
+export type AuthMethod = 'password' | 'passkey';
+
+export async function startSession(userId: string, environment: Environment, authMethod: AuthMethod = 'password'): Promise<IssuedTokens> {
   const cfg = loadConfig();
   const refresh = `rt_${randomToken(32)}`;
   const session = await getPrisma().userSession.create({
@@ -65,6 +68,7 @@ export async function startSession(userId: string, environment: Environment): Pr
       id: newId('sess'),
       userId,
       environment,
+      authMethod,
       refreshTokenHash: hashToken(refresh),
       expiresAt: new Date(Date.now() + cfg.refreshTokenTtlSeconds * 1000),
     },
@@ -159,6 +163,8 @@ export async function authenticateAccessToken(token: string): Promise<TokenCheck
       credentialId: session.id,
       kind: 'session',
       rateLimitPerMinute: null,
+      biometric: session.authMethod === 'passkey',
+      tenantId: session.user.tenantId,
     },
   };
 }

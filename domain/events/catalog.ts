@@ -11,6 +11,9 @@ import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
 import { COMPLIANCE_REPORT_GENERATED } from '../regtech/mifid/events';
 import { COMPLIANCE_VIOLATION_DETECTED, TRAVEL_RULE_CHECK_COMPLETED } from '../regtech/travel-rule/events';
+import { PAYMENT_INTENT_EVENT } from '../mobile/events';
+import { PARTNER_ONBOARDED, WIDGET_DEPLOYED } from '../partner/events';
+import { SDK_GENERATED } from '../partner/sdk/events';
 import type { EventTypeInfo } from './types';
 
 export type { EventTypeInfo } from './types';
@@ -229,13 +232,13 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list; a MiFID II report past its T+1 deadline).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule, domain/regtech/mifid (deadline check)'),
   e('travel_rule.check.completed', 'Regulatory', 'A Travel Rule check completed (compliant or not).', TRAVEL_RULE_CHECK_COMPLETED, 'domain/regtech/travel-rule'),
 
-  e('payment_intent.created', 'Mobile payment', 'A payment intent was created.', notBuilt),
-  e('payment_intent.completed', 'Mobile payment', 'A payment intent completed.', notBuilt),
-  e('payment_intent.expired', 'Mobile payment', 'A payment intent expired.', notBuilt),
+  e('payment_intent.created', 'Mobile payment', 'A payment intent was created (status requires_confirmation).', PAYMENT_INTENT_EVENT, 'domain/mobile/intents'),
+  e('payment_intent.completed', 'Mobile payment', 'A payment intent succeeded: the money moved in one ledger entry (entry_id).', PAYMENT_INTENT_EVENT, 'activities/mobile (payment intent workflow)'),
+  e('payment_intent.expired', 'Mobile payment', 'A payment intent was not confirmed before expires_at.', PAYMENT_INTENT_EVENT, 'activities/mobile (payment intent workflow)'),
 
-  e('partner.onboarded', 'Partner', 'A partner tenant was onboarded.', notBuilt),
-  e('sdk.generated', 'Partner', 'An SDK package was generated.', notBuilt),
-  e('widget.deployed', 'Partner', 'A white-label widget was deployed.', notBuilt),
+  e('partner.onboarded', 'Partner', 'A partner was onboarded (its keys, partner key and webhook issued).', PARTNER_ONBOARDED, 'domain/partner/partners'),
+  e('sdk.generated', 'Partner', 'An SDK generation completed: its TypeScript and/or Python packages (each with sha256 and size; cached when built before) are ready for download.', SDK_GENERATED, 'domain/partner/sdk'),
+  e('widget.deployed', 'Partner', 'A white-label configuration version was published.', WIDGET_DEPLOYED, 'domain/partner/whitelabel'),
 
   // Beyond the spec's list: the payment-rail and Interledger areas' own events.
   ...RAIL_EVENT_CATALOG,

@@ -3,6 +3,8 @@ import { getPool, withTransaction } from '../db/pool';
 import { newId } from '../platform/ids';
 import { EVENT_CATALOG } from './catalog';
 import { startDeliveryWorkflows, type StartTarget } from '../webhooks/workflow';
+import { projectNotifications } from '../mobile/notifications';
+import { sendPushes } from '../mobile/push';
 
 export const DISPATCHER_NAME = 'outbox-dispatcher';
 
@@ -65,13 +67,13 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
   );
   const stale: StartTarget[] = sweep.rows.map((r) => ({ deliveryId: r.id, userId: r.user_id, environment: r.environment }));
 
-  const { events, targets } = await withTransaction(async (c) => {
+  const { events, targets, notifications } = await withTransaction(async (c) => {
     const { rows: events } = await c.query<EventRow>(
       `SELECT id, type, environment, user_id, data, occurred_at FROM outbox_events
        WHERE published_at IS NULL ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [batchSize],
     );
-    if (events.length === 0) return { events, targets: [] as StartTarget[] };
+    if (events.length === 0) return { events, targets: [] as StartTarget[], notifications: [] as string[] };
     const users = [...new Set(events.map((e) => e.user_id).filter((u): u is string => u !== null))];
     const wideEnvs = [...new Set(events.filter((e) => !e.user_id && ENVIRONMENT_WIDE.has(e.type)).map((e) => e.environment))];
     const { rows: hooks } = users.length || wideEnvs.length
@@ -120,11 +122,15 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
       const inserted = new Set(rows.map((r) => r.id));
       created = targets.filter((t) => inserted.has(t.deliveryId));
     }
+    // The customers' notifications of these events (domain/mobile/notifications.ts), once each.
+    const notifications = await projectNotifications(c, events);
     await c.query(`UPDATE outbox_events SET published_at = clock_timestamp(), attempts = attempts + 1 WHERE id = ANY($1::text[])`, [
       events.map((e) => e.id),
     ]);
-    return { events, targets: created };
+    return { events, targets: created, notifications };
   });
+  // Pushes are best effort: a failure leaves the notification in the feed, and is not retried.
+  await sendPushes(notifications ?? []).catch(() => 0);
 
   await startDeliveryWorkflows([...stale, ...targets], { client: opts.client, taskQueue: opts.taskQueue, searchAttributes: opts.searchAttributes });
   return { events: events.length, deliveries: targets.length, restarted: stale.length };

@@ -154,6 +154,32 @@ export function loadConfig() {
     // How long an outgoing payment held for sanctions review waits for a compliance officer's
     // decision before it is compensated (domain/regtech/holds).
     complianceReviewTimeoutHours: int('COMPLIANCE_REVIEW_TIMEOUT_HOURS', 72),
+    // Mobile payments (domain/mobile, docs/mobile.md): how long a payment intent waits for its
+    // payer's confirmation, and the USD value from which confirming needs a passkey session.
+    paymentIntentTtlMinutes: int('PAYMENT_INTENT_TTL_MINUTES', 30),
+    mobilePasskeyThresholdUsd: process.env.MOBILE_PASSKEY_THRESHOLD_USD || '1000',
+    // Passkeys (WebAuthn) for the mobile app (domain/mobile/passkeys.ts, docs/mobile.md): the relying
+    // party ID the credentials are scoped to (a registrable domain, e.g. bank.example; every http(s)
+    // origin must be it or a subdomain) and the name authenticators show,
+    webauthnRpId: (process.env.WEBAUTHN_RP_ID || 'localhost').trim(),
+    webauthnRpName: (process.env.WEBAUTHN_RP_NAME || 'Multi-Asset Banking Platform').trim(),
+    // the origins clientDataJSON may name (comma list: https://app.bank.example, and for an Android
+    // app android:apk-key-hash:<hash>),
+    webauthnOrigins: (process.env.WEBAUTHN_ORIGINS || 'http://localhost:3000').split(',').map((o) => o.trim()).filter(Boolean),
+    // whether the authenticator must have verified its user (biometric or PIN: the UV flag), and how
+    // long a challenge handed out for a registration or a sign-in stays usable (single use).
+    webauthnRequireUserVerification: bool('WEBAUTHN_REQUIRE_UV', true),
+    webauthnChallengeTtlSeconds: int('WEBAUTHN_CHALLENGE_TTL_SECONDS', 300),
+    // SDK generation for partners (domain/partner/sdk, docs/partner.md): the key that signs download
+    // links (random, kept in the data folder, when unset: set the same value on every API instance),
+    // how long a link lasts, how long one generator run (hey-api, tsc, openapi-python-client) may
+    // take before it is killed, the Python that runs openapi-python-client and where `npm ci` installed
+    // that (scripts/postinstall.mjs, beside the Temporal CLI).
+    sdkLinkSecret: process.env.SDK_LINK_SECRET ?? '',
+    sdkLinkTtlSeconds: int('SDK_LINK_TTL_SECONDS', 24 * 3600),
+    sdkGeneratorTimeoutSeconds: int('SDK_GENERATOR_TIMEOUT_SECONDS', 120),
+    sdkPython: process.env.SDK_PYTHON || 'python3',
+    sdkPythonToolsDir: process.env.SDK_PYTHON_TOOLS_DIR || path.join(REPO_ROOT, '.data', 'tools', 'python'),
   };
 }
 

@@ -41,7 +41,7 @@ export interface Parties {
  * account that holds an asset for it. Immediate transfers take these from memory; an account's
  * status is not among them (the ledger checks freeze and close under its row locks).
  */
-export type AccountFact = { userId: string; environment: Environment; ledgerAccountId: string };
+export type AccountFact = { userId: string; environment: Environment; ledgerAccountId: string; tenantId: string | null };
 
 /** Account facts of one database, per (account, asset), the oldest forgotten first past `max`. */
 export class AccountFacts {
@@ -82,7 +82,7 @@ export async function resolveParties(
     const from = deps.facts.get(input.fromAccountId, asset.code);
     const to = deps.facts.get(input.toAccountId, asset.code);
     // Anything else (not yet seen, someone else's, another environment) takes the read below.
-    if (from && to && from.userId === input.userId && from.environment === input.environment && to.environment === input.environment) {
+    if (from && to && from.userId === input.userId && from.environment === input.environment && to.environment === input.environment && from.tenantId === to.tenantId) {
       return {
         from: { id: input.fromAccountId, environment: from.environment, ledgerAccountId: from.ledgerAccountId },
         to: { id: input.toAccountId, environment: to.environment, ledgerAccountId: to.ledgerAccountId },
@@ -92,9 +92,9 @@ export async function resolveParties(
     }
   }
   // Both accounts and, when they exist, their home-chain ('') ledger accounts for the asset: one round trip.
-  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null }>({
+  const { rows } = await client.query<{ id: string; user_id: string; environment: Environment; status: string; la_id: string | null; tenant_id: string | null }>({
     name: 'transfers_resolve_parties',
-    text: `SELECT a.id, a.user_id, a.environment, a.status, la.id AS la_id
+    text: `SELECT a.id, a.user_id, a.environment, a.status, la.id AS la_id, a.tenant_id
        FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $2 AND la.chain = ''
       WHERE a.id IN ($1, $3)`,
     // Two parameters, not an array: the planner's estimate is then the same for every call, so
@@ -106,11 +106,14 @@ export async function resolveParties(
   if (!fromRow || fromRow.user_id !== input.userId || fromRow.environment !== input.environment) {
     throw new TransferError('ACCOUNT_NOT_FOUND', `Account ${input.fromAccountId} not found`, '/from_account');
   }
-  if (!toRow) throw new TransferError('DESTINATION_NOT_FOUND', `Destination account ${input.toAccountId} does not exist`, '/to_account');
+  // A partner tenant's money stays inside it (domain/partner/tenants.ts): outside, the account does not exist.
+  if (!toRow || (toRow.tenant_id ?? null) !== (fromRow.tenant_id ?? null)) {
+    throw new TransferError('DESTINATION_NOT_FOUND', `Destination account ${input.toAccountId} does not exist`, '/to_account');
+  }
   if (toRow.environment !== input.environment) {
     throw new TransferError('ENVIRONMENT_MISMATCH', 'The destination account belongs to another environment', '/to_account');
   }
-  for (const r of rows) if (r.la_id) deps.facts.remember(r.id, asset.code, { userId: r.user_id, environment: r.environment, ledgerAccountId: r.la_id });
+  for (const r of rows) if (r.la_id) deps.facts.remember(r.id, asset.code, { userId: r.user_id, environment: r.environment, ledgerAccountId: r.la_id, tenantId: r.tenant_id ?? null });
   const refused = statusRefusal('from', fromRow.status) ?? statusRefusal('to', toRow.status);
   if (refused) throw refused;
   return {

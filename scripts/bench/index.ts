@@ -8,6 +8,9 @@ import { benchTransfers } from './transfers';
 import { benchWebhooks } from './webhooks';
 import { benchGcu } from './gcu';
 import { benchSanctions } from './sanctions';
+import { benchPasskeys } from './passkeys';
+import { benchMobileFeed } from './mobile-feed';
+import { benchSdk } from './sdk';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -17,6 +20,9 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['Webhook deliveries', benchWebhooks],
   ['GCU composition', benchGcu],
   ['Sanctions screening', benchSanctions],
+  ['Passkeys verification', benchPasskeys],
+  ['Mobile activity feed', benchMobileFeed],
+  ['SDK generation', benchSdk],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

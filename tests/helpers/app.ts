@@ -55,6 +55,7 @@ export async function createTestApp(opts: { rateLimitPerMinute?: number; rateLim
   await useTestDatabase();
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
   process.env.JWT_SECRET ??= 'test-secret-that-is-long-enough-for-hs256-signing';
+  process.env.SDK_LINK_SECRET ??= 'test-sdk-link-secret-long-enough-to-sign-links';
   process.env.RATE_LIMIT_PER_MINUTE = String(opts.rateLimitPerMinute ?? 100_000);
   process.env.RATE_LIMIT_PER_HOUR = String(opts.rateLimitPerHour ?? 1_000_000);
   process.env.LOG_LEVEL = 'silent';

@@ -26,6 +26,9 @@ const PUBLIC = [
   /^\/api\/openapi\.json$/,
   /^\/api\/documentation(\/.*|\*)?$/,
   /^\/api\/auth\/(register|login|refresh)$/,
+  /^\/api\/v2\/mobile\/auth\/passkey\/(options|verify)$/,
+  // The signed, expiring link is the credential (domain/partner/sdk/links.ts; tests/partner/sdk.test.ts).
+  /^\/api\/v2\/partner\/sdk\/packages\/:id\/download$/,
 ];
 
 /** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */
@@ -41,6 +44,30 @@ const PUBLIC_READS = [
  * other environment gets 404.
  */
 const ENVIRONMENT_SCOPED = ['POST /api/v2/gcu/voting/proposals/:id/vote', 'POST /api/voting/polls/:id/vote'];
+
+/**
+ * Resources of a user in every environment (a passkey signs in to either): another user gets 404,
+ * the same user's key of the other environment reaches them.
+ */
+const USER_SCOPED = [
+  'GET /api/v2/mobile/auth/passkeys',
+  'DELETE /api/v2/mobile/auth/passkeys/:id',
+];
+
+/**
+ * Partner rows (config.partnerKey): besides the bearer key they need the partner's X-Partner-Key; a
+ * customer's key (no partner key) gets 401 PARTNER_KEY_INVALID. tests/partner covers partners' keys.
+ */
+const PARTNER_ROWS = [
+  'GET /api/v2/partner',
+  'POST /api/v2/partner/tenants',
+  'GET /api/v2/partner/tenants',
+  'POST /api/v2/partner/tenants/:id/users',
+  'PUT /api/v2/partner/config/whitelabel',
+  'GET /api/v2/partner/config/whitelabel',
+  'POST /api/v2/partner/sdk/generate',
+  'GET /api/v2/partner/sdk/generations/:id',
+];
 
 /** Reserved for platform operators (config.admin): a customer gets 403 ADMIN_REQUIRED. */
 const OPERATOR_ONLY = [
@@ -67,6 +94,7 @@ const OPERATOR_ONLY = [
   'POST /api/v2/regtech/mica/issuers',
   'POST /api/v2/regtech/mica/whitepapers',
   'POST /api/v2/regtech/mifid/instruments',
+  'POST /api/v1/partner/onboard',
   'GET /api/v2/regtech/holds',
   'GET /api/v2/regtech/holds/:id',
   'POST /api/v2/regtech/holds/:id/release',
@@ -218,6 +246,8 @@ beforeAll(async () => {
     { prefix: '/api/v2/gcu/buy/', params: { id: basketBuy } },
     { prefix: '/api/v2/regtech/travel-rule/checks/', params: { id: travelCheck } },
     { prefix: '/api/v2/regtech/mica/checks/', params: { id: micaCheck } },
+    { prefix: '/api/v2/partner/tenants/', params: { id: `ten_${'0'.repeat(32)}` } },
+    { prefix: '/api/v2/partner/sdk/generations/', params: { id: `sdkg_${'0'.repeat(32)}` } },
     // Operator-only: a customer is refused before the id is looked up.
     { prefix: '/api/v2/regtech/holds/', params: { id: `hold_${'0'.repeat(32)}` } },
     { prefix: '/api/v2/api-keys/', params: { id: apiKey.id } },
@@ -244,6 +274,40 @@ beforeAll(async () => {
   fixtures.push({ prefix: '/api/v2/regtech/mifid/reports/', params: { id: mifidReport } });
   aIds.add(mifidReport);
   CROSS_BODIES['POST /api/v2/regtech/mifid/reports'] = { transaction_id: basketBuy, report_type: 'NEWT', jurisdiction: 'LU', client: { lei: 'HWUPKR0MPOU8FGXBT394' } };
+  // A's mobile records (stored rows; tests/mobile makes real ones): a payment intent to a third
+  // customer, its receipt id, a notification and a device; the P2P route reads A's transfer.
+  const carol = await createTestUser();
+  const intentId = newId('pi');
+  await getPool().query(
+    `INSERT INTO payment_intents (id, environment, user_id, payee_user_id, recipient, amount, currency, status, requires_passkey, amount_usd, workflow_id, expires_at)
+     VALUES ($1, 'sandbox', $2, $3, $4, 1, 'USD', 'requires_confirmation', false, 1, 'payment-intent-' || $1, now() + interval '1 hour')`,
+    [intentId, a.userId, carol.userId, carol.email],
+  );
+  const notificationId = newId('ntf');
+  await getPool().query(`INSERT INTO notifications (id, user_id, environment, event_id, event_type, title, body) VALUES ($1, $2, 'sandbox', $3, 'transfer.completed', 't', 'b')`, [notificationId, a.userId, newId('evt')]);
+  const deviceId = newId('dev');
+  await getPool().query(`INSERT INTO mobile_devices (id, user_id, environment, platform, push_token) VALUES ($1, $2, 'sandbox', 'ios', $3)`, [deviceId, a.userId, `matrix-token-${deviceId}`]);
+  fixtures.push(
+    { prefix: '/api/v2/mobile/payments/intents/', params: { id: intentId } },
+    { prefix: '/api/v2/mobile/receipts/', params: { id: `rcpt_${intentId}` } },
+    { prefix: '/api/v2/mobile/transfers/p2p/', params: { id: ledger.transfer } },
+    { prefix: '/api/v2/mobile/notifications/', params: { id: notificationId } },
+    { prefix: '/api/v2/mobile/devices/', params: { id: deviceId } },
+  );
+  for (const id of [intentId, notificationId, deviceId]) aIds.add(id);
+  // A passkey of A's (a stored row; tests/mobile registers real ones).
+  const passkey = newId('pk');
+  const passkeyCredential = `cred${newId('x').slice(2)}`;
+  await getPool().query(
+    `INSERT INTO passkey_credentials (id, user_id, credential_id, user_handle, name, public_key, device_type, aaguid)
+     VALUES ($1, $2, $3, 'matrix-handle', 'matrix', '\\x00', 'multiDevice', '00000000-0000-0000-0000-000000000000')`,
+    [passkey, a.userId, passkeyCredential],
+  );
+  fixtures.push({ prefix: '/api/v2/mobile/auth/passkeys/', params: { id: passkey } });
+  // Public (the link's signature is the credential): any id fills the path.
+  fixtures.push({ prefix: '/api/v2/partner/sdk/packages/', params: { id: `sdkp_${'0'.repeat(32)}` } });
+  aIds.add(passkey);
+  aIds.add(passkeyCredential);
   for (const v of [account, other, dep.id, dep.transaction_id, ledger.transfer, apiKey.id, webhook.id, ilpQuote.id, ilpPayment.id, rail?.id, entryId, ...Object.values(ids)]) {
     if (typeof v === 'string' && v.length > 0) aIds.add(v);
   }
@@ -378,6 +442,14 @@ describe('authorization matrix', () => {
       for (const [who, headers] of [['another user', b.headers], ['production key', creds.production]] as const) {
         const payload = r.method === 'GET' ? undefined : (BODIES[key(r)] ?? CROSS_BODIES[key(r)] ?? {});
         const res = await call(r.method, url, headers, payload);
+        if (PARTNER_ROWS.includes(key(r))) {
+          if (res.statusCode !== 401 || res.json().errors?.[0]?.code !== 'PARTNER_KEY_INVALID') wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
+          continue;
+        }
+        if (USER_SCOPED.includes(key(r)) && who === 'production key') {
+          if (res.statusCode >= 300) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
+          continue;
+        }
         const found = leaks(res.body, url + JSON.stringify(payload ?? ''));
         if (found.length > 0) wrong.push(`${who} ${key(r)} -> ${res.statusCode} leaks ${found.join(', ')}`);
         // A body naming a missing resource may be a 422 ..._NOT_FOUND (as for a quote id that does not exist).

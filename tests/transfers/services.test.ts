@@ -82,7 +82,7 @@ describe('per-database state lives in the services, not in modules', () => {
 
   it('account facts forget the oldest past their bound', () => {
     const facts = new AccountFacts(2);
-    const fact = { userId: 'u', environment: 'sandbox' as const, ledgerAccountId: 'la' };
+    const fact = { userId: 'u', environment: 'sandbox' as const, ledgerAccountId: 'la', tenantId: null };
     facts.remember('a', 'USD', fact);
     facts.remember('b', 'USD', fact);
     facts.remember('c', 'USD', fact);

@@ -76,7 +76,7 @@ export default async function authRoutes(app: FastifyInstance) {
     '/api/auth/logout',
     {
       config: { idempotency: false },
-      schema: { tags: ['Authentication'], summary: 'End the login session of the access token', response: errorResponses },
+      schema: { tags: ['Authentication'], summary: 'End the login session of the access token', response: { 204: { type: 'null', description: 'Session ended' }, ...errorResponses } },
     },
     async (request, reply) => {
       await endLoginSession(principalOf(request));
