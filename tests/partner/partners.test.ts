@@ -196,6 +196,28 @@ describe('tenants and white-label', () => {
     expect((await call('GET', '/api/v2/defi/portfolio', t.headers)).statusCode).toBe(200);
   });
 
+  it("a plan's limits hold: customers and accounts past the basic plan's are 422 PLAN_LIMIT_REACHED", async () => {
+    const p = await onboard({ rate_limit_override: 1000 });
+    const tenant = (await call('POST', '/api/v2/partner/tenants', as(p), { name: 'Tiny', plan: 'basic', domain: 'tiny.acme.example' })).json().data;
+    const first = await call('POST', `/api/v2/partner/tenants/${tenant.tenant_id}/users`, as(p), { name: 'first', email: 'first@tiny.example' });
+    const key = { authorization: `Bearer ${first.json().data.api_key}` };
+    // Filled up to the plan (rows written directly: the limits are what is tested here).
+    await getPool().query(
+      `INSERT INTO users (id, name, email, password_hash, tenant_id) SELECT 'usr_fill' || g, 'fill', 'fill' || g || '@tiny.example', 'x', $1 FROM generate_series(1, 99) g`,
+      [tenant.tenant_id],
+    );
+    const full = await call('POST', `/api/v2/partner/tenants/${tenant.tenant_id}/users`, as(p), { name: 'late', email: 'late@tiny.example' });
+    expect(full.statusCode).toBe(422);
+    expect(full.json().errors[0].code).toBe('PLAN_LIMIT_REACHED');
+    await getPool().query(
+      `INSERT INTO accounts (id, user_id, environment, name, type, status, tenant_id) SELECT 'acct_fill' || g, 'usr_fill1', 'sandbox', 'fill', 'personal', 'active', $1 FROM generate_series(1, 200) g`,
+      [tenant.tenant_id],
+    );
+    const account = await call('POST', '/api/v2/accounts', key, { name: 'one too many' });
+    expect(account.statusCode).toBe(422);
+    expect(account.json().errors[0].code).toBe('PLAN_LIMIT_REACHED');
+  });
+
   it('partner events match the catalog', async () => {
     const { problems, seen } = await checkOutboxAgainstCatalog(['partner', 'widget']);
     expect(problems).toEqual([]);
