@@ -93,6 +93,26 @@ export async function createTenantUser(partner: Partner, tenantId: string, envir
   });
 }
 
+export interface TenantCustomer {
+  userId: string;
+  name: string;
+  email: string;
+  accounts: number;
+  createdAt: Date;
+}
+
+/** The customers of one of the partner's tenants (another partner's tenant: 404), newest first. */
+export async function listTenantUsers(partner: Partner, tenantId: string, q: { limit: number; offset: number }): Promise<{ items: TenantCustomer[]; total: number }> {
+  const { rows: t } = await getPool().query('SELECT 1 FROM partner_tenants WHERE id = $1 AND partner_id = $2', [tenantId, partner.id]);
+  if (!t[0]) throw new DomainError('TENANT_NOT_FOUND', 'Tenant not found');
+  const { rows } = await getPool().query<{ id: string; name: string; email: string; accounts: number; created_at: Date; total: string }>(
+    `SELECT u.id, u.name, u.email, u.created_at, (SELECT count(*)::int FROM accounts a WHERE a.user_id = u.id) AS accounts, count(*) OVER () AS total
+       FROM users u WHERE u.tenant_id = $1 ORDER BY u.created_at DESC, u.id DESC LIMIT $2 OFFSET $3`,
+    [tenantId, q.limit, q.offset],
+  );
+  return { items: rows.map((r) => ({ userId: r.id, name: r.name, email: r.email, accounts: r.accounts, createdAt: r.created_at })), total: rows[0] ? Number(rows[0].total) : 0 };
+}
+
 /** Called where an account is opened: a tenant customer's account carries the tenant, within its plan. */
 export async function tenantForNewAccount(c: Queryable, userId: string): Promise<string | null> {
   const { rows } = await c.query<{ tenant_id: string | null }>('SELECT tenant_id FROM users WHERE id = $1', [userId]);

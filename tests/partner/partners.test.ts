@@ -155,6 +155,9 @@ describe('tenants and white-label', () => {
       if (amount !== '0') expect((await call('POST', `/api/v2/accounts/${id}/deposit`, h, { amount, asset_code: 'USD' })).statusCode).toBe(201);
       return id;
     };
+    const customers = (await call('GET', `/api/v2/partner/tenants/${north.tenant_id}/users`, as(p))).json();
+    expect(customers.data.map((c: Json) => c.email).sort()).toEqual(['ann@north.example', 'bob@north.example']);
+    expect((await call('GET', `/api/v2/partner/tenants/${north.tenant_id}/users`, as(await onboard({ organization_name: 'Nosy' })))).statusCode).toBe(404);
     const annAcct = await open(ann, '100.00');
     const bobAcct = await open(bob, '0');
     const sueAcct = await open(sue, '0');

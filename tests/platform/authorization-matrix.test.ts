@@ -63,6 +63,7 @@ const PARTNER_ROWS = [
   'POST /api/v2/partner/tenants',
   'GET /api/v2/partner/tenants',
   'POST /api/v2/partner/tenants/:id/users',
+  'GET /api/v2/partner/tenants/:id/users',
   'PUT /api/v2/partner/config/whitelabel',
   'GET /api/v2/partner/config/whitelabel',
   'POST /api/v2/partner/sdk/generate',

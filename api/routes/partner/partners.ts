@@ -7,7 +7,7 @@ import { getPartner, onboardingChecklist, onboardPartner, partnerUrls, TIERS, ty
 import { MODULES } from '../../../domain/partner/modules';
 import { requestSdkGeneration } from '../../../domain/partner/sdk';
 import { baseUrlOf } from './sdk';
-import { createTenant, createTenantUser, listTenants, PLANS, type Tenant } from '../../../domain/partner/tenants';
+import { createTenant, createTenantUser, listTenants, listTenantUsers, PLANS, type Tenant } from '../../../domain/partner/tenants';
 import { getWhitelabel, publishWhitelabel, type WhitelabelConfig } from '../../../domain/partner/whitelabel';
 import { paginate, pageParams } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope, paginationQuery, timestamp } from '../../schemas';
@@ -160,6 +160,27 @@ export default async function partnerAccountRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const u = await createTenantUser(partnerOf(request), request.params.id, principalOf(request).environment, request.body);
       return reply.code(201).send({ data: { user_id: u.userId, tenant_id: u.tenantId, email: u.email, api_key: u.apiKey } });
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { page?: number; per_page?: number } }>(
+    '/api/v2/partner/tenants/:id/users',
+    {
+      config: { partnerKey: true },
+      schema: {
+        tags: TAGS,
+        operationId: 'listTenantUsers',
+        summary: "A tenant's customers, newest first, with their number of accounts",
+        headers: partnerKeyHeader,
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } },
+        querystring: { type: 'object', additionalProperties: false, properties: { ...paginationQuery } },
+        response: { 200: paginatedEnvelope(obj), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const pp = pageParams(request.query);
+      const { items, total } = await listTenantUsers(partnerOf(request), request.params.id, { limit: pp.perPage, offset: pp.offset });
+      return paginate(request, items.map((u) => ({ user_id: u.userId, name: u.name, email: u.email, accounts: u.accounts, created_at: u.createdAt.toISOString() })), total, pp);
     },
   );
 
