@@ -123,14 +123,16 @@ export async function activityFeed(p: Principal, q: { types?: FeedType[]; limit:
   const types = q.types?.length ? q.types : (['transfer', 'payment', 'notification'] as FeedType[]);
   const branches = types.flatMap((t) => BRANCHES[t]).map((b) => `(${b})`);
   const pool = getPool();
-  const [page, ...counts] = await Promise.all([
+  // The total in one statement (each count an index-only scan once the tables are vacuumed).
+  const total = `SELECT ${types.map((t) => `(${COUNTS[t]})`).join(' + ')} AS n`;
+  const [page, count] = await Promise.all([
     pool.query<Row>(
       `SELECT * FROM (${branches.join(' UNION ALL ')}) feed(${COLUMNS}) ORDER BY occurred_at DESC, ${TYPE_ORDER}, source_id DESC LIMIT $4 OFFSET $5`,
       [p.userId, p.environment, q.offset + q.limit, q.limit, q.offset],
     ),
-    ...types.map((t) => pool.query<{ n: string }>(COUNTS[t], [p.userId, p.environment])),
+    pool.query<{ n: string }>(total, [p.userId, p.environment]),
   ]);
-  return { items: page.rows.map(toItem), total: counts.reduce((s, c) => s + Number(c.rows[0].n), 0) };
+  return { items: page.rows.map(toItem), total: Number(count.rows[0].n) };
 }
 
 /** Bench diagnostics: the plans of the feed's page and count queries. */
