@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { NativeConnection } from '@temporalio/worker';
 import { getPool } from '../../domain/db/pool';
 import { requestSdkGeneration, waitForSdkGeneration, type SdkGenerationView } from '../../domain/partner/sdk';
 import { sdkDocument } from '../../domain/partner/sdk/spec';
@@ -16,7 +15,7 @@ import { newId } from '../../domain/platform/ids';
 import { findTemporalCli } from '../../domain/temporal/binaries';
 import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
-import { WORKFLOWS_PATH } from '../../worker';
+import { createWorker } from '../../worker';
 import { installQuietTemporalRuntime, percentile, withBenchDatabase } from './common';
 
 const REPEATS = Number.parseInt(process.env.BENCH_SDK_REPEATS ?? '200', 10);
@@ -40,7 +39,8 @@ export async function benchSdk(): Promise<void> {
       const userId = newId('usr');
       await getPool().query(`INSERT INTO users (id, name, email, password_hash) VALUES ($1, 'Bench', $2, 'x')`, [userId, `${userId}@bench.test`]);
       const connection = await NativeConnection.connect({ address: temporal.address });
-      const worker = await Worker.create({ connection, taskQueue: 'bench-sdk', workflowsPath: WORKFLOWS_PATH, activities: createActivities() });
+      // createWorker also registers where the activities read the OpenAPI document from.
+      const worker = await createWorker({ connection, taskQueue: 'bench-sdk' });
       const running = worker.run();
       try {
         let t0 = performance.now();
