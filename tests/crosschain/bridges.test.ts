@@ -1,3 +1,4 @@
+import { quietTemporalRuntime } from '../helpers/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import Ajv from 'ajv';
@@ -13,6 +14,9 @@ import { findTemporalTestServer } from '../../domain/temporal/binaries';
 import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES, SA } from '../../domain/temporal/search-attributes';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+
+// Quiet before any Temporal environment or worker exists (expected failures log at WARN).
+quietTemporalRuntime();
 
 let env: TestWorkflowEnvironment;
 let t: TestApp;

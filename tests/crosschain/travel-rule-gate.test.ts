@@ -71,7 +71,13 @@ describe('the Travel Rule gate on crypto leaving the platform (FATF, USD 1,000)'
     const acct = await funded('2000', 'USDC');
     const b = await bridge(acct, '1000', EXTERNAL);
     await waitForStep(b.workflow_id, 'travel_rule');
-    const waiting = (await call('GET', `/api/v1/crosschain/bridge/${b.bridge_tx_id}`)).json().data;
+    // The step is set before its activity records the requirement: wait for the record.
+    let waiting: any;
+    for (let i = 0; i < 300; i++) {
+      waiting = (await call('GET', `/api/v1/crosschain/bridge/${b.bridge_tx_id}`)).json().data;
+      if (statuses(waiting).includes('travel_rule_required')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     expect(waiting).toMatchObject({ status: 'reserved', source_tx_hash: null });
     expect(statuses(waiting)).toContain('travel_rule_required');
     expect(waiting.history.find((x: any) => x.status === 'travel_rule_required').detail).toMatchObject({ jurisdiction: 'FATF', amount_usd: '1000.00', threshold_usd: '1000.00' });

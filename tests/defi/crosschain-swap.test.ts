@@ -1,3 +1,4 @@
+import { quietTemporalRuntime } from '../helpers/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -10,6 +11,9 @@ import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { book, expectBalancedLedger, fundBook, openAccount, swapEvents } from './helpers';
+
+// Quiet before any Temporal environment or worker exists (expected failures log at WARN).
+quietTemporalRuntime();
 
 // Bridges wait for finality (minutes of blocks) and attestations: the time-skipping server skips
 // them. Quotes of both legs are made inside the workflow at its own clock, so the server's clock

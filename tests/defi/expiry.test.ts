@@ -1,3 +1,4 @@
+import { quietTemporalRuntime } from '../helpers/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -8,6 +9,9 @@ import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { allReserves, book, expectBalancedLedger, EVM_WALLET, fundBook, openAccount } from './helpers';
+
+// Quiet before any Temporal environment or worker exists (expected failures log at WARN).
+quietTemporalRuntime();
 
 // Time-skipping server: the workflow's clock jumps over its sleeps (12 s Ethereum blocks, a
 // deadline minutes away, a transaction evicted after 10 minutes) and env.sleep moves it forward.

