@@ -1,80 +1,18 @@
 /**
  * The Temporal schedule that records basket valuations every hour at minute 0 UTC
- * (workflows/basket-valuation.ts). Call ensureBasketValuationSchedule() at start-up: it creates
- * the schedule, brings a changed one back to the wanted spec, action and policies (e.g. after a
- * task-queue change) and leaves an equal one alone, like the ACH schedules (domain/ach/schedule.ts).
- *
- * Overlap SKIP: a run still going when the next hour comes is not doubled. Catch-up window one
- * hour: after an outage only the last missed hour is recorded (each run values the hour it was
- * scheduled for); older hours stay absent rather than being valued with later rates.
+ * (workflows/basket-valuation.ts), an hourly schedule of domain/temporal/hourly-schedule.ts: call
+ * ensureBasketValuationSchedule() at start-up. Catch-up window one hour: after an outage only the
+ * last missed hour is recorded (each run values the hour it was scheduled for); older hours stay
+ * absent rather than being valued with later rates.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
-import { loadConfig } from '../platform/config';
-import { getTemporalClient } from '../temporal/client';
+import { ensureHourlySchedule, type HourlyScheduleResult } from '../temporal/hourly-schedule';
 
 export const BASKET_VALUATION_SCHEDULE_ID = 'basket-valuation-hourly';
 export const BASKET_VALUATION_WORKFLOW = 'basketValuationWorkflow';
-const CATCHUP_WINDOW_MS = 3_600_000;
 
-function wanted(taskQueue: string) {
-  return {
-    spec: { calendars: [{ hour: '*' as const, minute: 0, second: 0, comment: 'every hour at minute 0 UTC' }], timezone: 'UTC' },
-    action: { type: 'startWorkflow' as const, workflowType: BASKET_VALUATION_WORKFLOW, taskQueue, args: [], workflowId: `${BASKET_VALUATION_SCHEDULE_ID}-run` },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW_MS },
-  };
-}
-
-type Range = { start?: unknown; end?: unknown; step?: unknown };
-const only = (r: unknown): Range | undefined => (Array.isArray(r) && r.length === 1 ? (r[0] as Range) : undefined);
-
-/** Whether a stored schedule fires at minute 0 of every UTC hour, runs the workflow on the queue and has the policies. */
-export function scheduleMatches(d: ScheduleDescription, taskQueue: string): boolean {
-  const cal = d.spec.calendars ?? [];
-  const one = cal.length === 1 ? cal[0] : undefined;
-  const hour = only(one?.hour);
-  const minute = only(one?.minute);
-  const second = only(one?.second);
-  const a = d.action;
-  return (
-    !!one &&
-    hour?.start === 0 &&
-    hour?.end === 23 &&
-    (hour?.step ?? 1) === 1 &&
-    minute?.start === 0 &&
-    (minute?.end ?? 0) === 0 &&
-    second?.start === 0 &&
-    (second?.end ?? 0) === 0 &&
-    (d.spec.intervals ?? []).length === 0 &&
-    (d.spec.timezone ?? 'UTC') === 'UTC' &&
-    d.policies.overlap === ScheduleOverlapPolicy.SKIP &&
-    d.policies.catchupWindow === CATCHUP_WINDOW_MS &&
-    a.type === 'startWorkflow' &&
-    a.workflowType === BASKET_VALUATION_WORKFLOW &&
-    a.taskQueue === taskQueue &&
-    (a.args ?? []).length === 0
-  );
-}
-
-export interface BasketValuationScheduleResult {
-  id: string;
-  outcome: 'created' | 'updated' | 'unchanged';
-}
+export type BasketValuationScheduleResult = HourlyScheduleResult;
 
 /** Creates or corrects the hourly valuation schedule; safe to call from every worker at every start. */
-export async function ensureBasketValuationSchedule(): Promise<BasketValuationScheduleResult> {
-  const client = await getTemporalClient();
-  const w = wanted(loadConfig().taskQueue);
-  const id = BASKET_VALUATION_SCHEDULE_ID;
-  try {
-    await client.schedule.create({ scheduleId: id, ...w });
-    return { id, outcome: 'created' };
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  const handle = client.schedule.getHandle(id);
-  if (scheduleMatches(await handle.describe(), w.action.taskQueue)) return { id, outcome: 'unchanged' };
-  // update() writes with a conflict token; a concurrent writer makes it fail, so retry once.
-  const apply = () => handle.update((prev) => ({ ...prev, spec: w.spec, action: w.action, policies: { ...prev.policies, ...w.policies } }));
-  await apply().catch(apply);
-  return { id, outcome: 'updated' };
+export function ensureBasketValuationSchedule(): Promise<BasketValuationScheduleResult> {
+  return ensureHourlySchedule({ id: BASKET_VALUATION_SCHEDULE_ID, workflowType: BASKET_VALUATION_WORKFLOW });
 }
