@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { getPool } from '../../domain/db/pool';
 import { getEntry } from '../../domain/ledger';
 import type { TestApp } from '../helpers/app';
-import { startRailsHarness, type RailsHarness } from '../rails/harness';
+import { startRailsHarness, waitForWorkflowStep, type RailsHarness } from '../rails/harness';
 
 // The time-skipping server with the API and a worker (the rails' harness is not rail-specific).
 let h: RailsHarness;
@@ -39,16 +39,7 @@ async function bridge(account: string, amount: string, recipient?: string) {
   return r.json().data as { bridge_tx_id: string; workflow_id: string };
 }
 
-async function waitForStep(workflowId: string, step: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  let seen = '';
-  while (Date.now() < deadline) {
-    seen = (await env.client.workflow.getHandle(workflowId).query<{ step: string }>('progress').catch(() => ({ step: '' }))).step;
-    if (seen === step) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  expect(seen).toBe(step);
-}
+const waitForStep = (workflowId: string, step: string) => waitForWorkflowStep(env, workflowId, step);
 
 async function finish(b: { bridge_tx_id: string; workflow_id: string }) {
   await env.client.workflow.getHandle(b.workflow_id).result();

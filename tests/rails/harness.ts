@@ -50,6 +50,21 @@ export async function startRailsHarness(taskQueue: string): Promise<RailsHarness
   };
 }
 
+/**
+ * Waits (real time; the test server's clock only runs while a test awaits a result) until a
+ * workflow's `progress` query reports `step`.
+ */
+export async function waitForWorkflowStep(env: TestWorkflowEnvironment, workflowId: string, step: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let seen = '';
+  while (Date.now() < deadline) {
+    seen = (await env.client.workflow.getHandle(workflowId).query<{ step: string }>('progress').catch(() => ({ step: '' }))).step;
+    if (seen === step) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(seen).toBe(step);
+}
+
 /** Moves the test server's clock forward to `at` (never back). */
 export async function skipTo(env: TestWorkflowEnvironment, at: Date): Promise<void> {
   const now = await env.currentTimeMs();

@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { checkOutboxAgainstCatalog } from './events';
-import { startRailsHarness, type RailsHarness } from './harness';
+import { startRailsHarness, waitForWorkflowStep, type RailsHarness } from './harness';
 
 let h: RailsHarness;
 let env: TestWorkflowEnvironment;
@@ -34,17 +34,7 @@ async function pay(acct: string, creditor: string) {
   return r.json().data as { id: string; workflow_id: string };
 }
 
-/** Waits (real time; the test server's clock only runs while a test awaits a result) for the workflow to reach a step. */
-async function waitForStep(workflowId: string, step: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  let seen = '';
-  while (Date.now() < deadline) {
-    seen = (await env.client.workflow.getHandle(workflowId).query<{ step: string }>('progress').catch(() => ({ step: '' }))).step;
-    if (seen === step) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  expect(seen).toBe(step);
-}
+const waitForStep = (workflowId: string, step: string) => waitForWorkflowStep(env, workflowId, step);
 
 async function finish(id: string, workflowId: string) {
   await env.client.workflow.getHandle(workflowId).result();
