@@ -14,7 +14,8 @@ export const userSchema = {
   },
 };
 
-const tokenProps = {
+/** The login tokens' fields (login, refresh, and the mobile passkey sign-in). */
+export const tokenProps = {
   access_token: { type: 'string' },
   token_type: { type: 'string' },
   expires_in: { type: 'integer' },

@@ -1,4 +1,5 @@
 /** Wire schemas and presenters of the mobile passkey routes (api/routes/mobile/passkeys.ts). */
+import { tokenProps } from '../auth/schemas';
 import type { Passkey } from '../../../domain/mobile/passkeys';
 import { ENVIRONMENTS } from '../../../domain/platform/environment';
 
@@ -142,12 +143,7 @@ export const passkeySchema: Schema = {
 };
 
 const signInProps = {
-  access_token: { type: 'string' },
-  token_type: { type: 'string' },
-  expires_in: { type: 'integer' },
-  refresh_token: { type: 'string' },
-  refresh_expires_in: { type: 'integer' },
-  environment: { type: 'string' },
+  ...tokenProps,
   biometric: { type: 'boolean' },
   credential_id: { type: 'string' },
 };
