@@ -141,3 +141,40 @@ export async function waitForHealth(base: string) {
   }
   throw new Error('API did not come up');
 }
+
+/**
+ * A Temporal dev server of its own and a throw-away database for a bench whose work runs as
+ * workflows: the platform's client points at the server and task queue while fn runs (fn builds
+ * its worker there). Without the Temporal CLI the bench says it is skipped.
+ */
+export async function withBenchTemporal(label: string, taskQueue: string, fn: (address: string) => Promise<void>): Promise<void> {
+  const [{ TestWorkflowEnvironment }, { findTemporalCli }, { closeTemporal }, { ALL_SEARCH_ATTRIBUTES }] = await Promise.all([
+    import('@temporalio/testing'),
+    import('../../domain/temporal/binaries'),
+    import('../../domain/temporal/client'),
+    import('../../domain/temporal/search-attributes'),
+  ]);
+  const cli = findTemporalCli();
+  if (!cli) {
+    console.log(`${label}: skipped (Temporal CLI not found)`);
+    return;
+  }
+  await installQuietTemporalRuntime();
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
+  });
+  try {
+    await withBenchDatabase(async () => {
+      process.env.TEMPORAL_ADDRESS = temporal.address;
+      process.env.TEMPORAL_TASK_QUEUE = taskQueue;
+      await closeTemporal();
+      try {
+        await fn(temporal.address);
+      } finally {
+        await closeTemporal();
+      }
+    });
+  } finally {
+    await temporal.teardown();
+  }
+}

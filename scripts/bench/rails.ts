@@ -2,7 +2,6 @@
 // second through the whole workflow path (reserve, screen, pacs.008 + XSD validation, pacs.002,
 // post) on a local Temporal dev server and its own database. Run: npx tsx scripts/bench/rails.ts
 import { pathToFileURL } from 'node:url';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createAccount, ensureCustomerLedgerAccount } from '../../domain/accounts';
@@ -10,13 +9,12 @@ import { abaCheckDigit, buildNachaFile } from '../../domain/ach/nacha';
 import { getPool } from '../../domain/db/pool';
 import { postEntry, systemAccount } from '../../domain/ledger';
 import { newId } from '../../domain/platform/ids';
+import { ensureSanctionsList } from '../../domain/regtech/sanctions';
 import { createRailPayment } from '../../domain/rails';
 import { startRailPaymentWorkflow } from '../../domain/rails/workflow';
-import { findTemporalCli } from '../../domain/temporal/binaries';
-import { closeTemporal, getTemporalClient } from '../../domain/temporal/client';
-import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
+import { getTemporalClient } from '../../domain/temporal/client';
 import { WORKFLOWS_PATH } from '../../worker';
-import { installQuietTemporalRuntime, withBenchDatabase } from './common';
+import { withBenchTemporal } from './common';
 
 const PAYMENTS = Number.parseInt(process.env.BENCH_RAIL_PAYMENTS ?? '200', 10);
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '16', 10);
@@ -41,59 +39,44 @@ function benchNacha(): number {
 
 export async function benchRails(): Promise<void> {
   benchNacha();
-  const cli = findTemporalCli();
-  if (!cli) {
-    console.log('rail payments per second: skipped (Temporal CLI not found)');
-    return;
-  }
-  await installQuietTemporalRuntime();
-  const temporal = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
+  await withBenchTemporal('rail payments per second', 'bench-rails', async (address) => {
+    // Creditors are screened against the loaded OFAC list, as after start-up (no list holds every payment).
+    await ensureSanctionsList();
+    const pool = getPool();
+    const userId = newId('usr');
+    await pool.query(`INSERT INTO users (id, name, email, password_hash) VALUES ($1, 'Bench', $2, 'x')`, [userId, `${userId}@bench.test`]);
+    const acct = await createAccount({ userId, environment: 'sandbox', name: 'bench payer' });
+    const la = await ensureCustomerLedgerAccount(acct.id, 'USD');
+    await postEntry({ environment: 'sandbox', idempotencyKey: 'seed', type: 'deposit', lines: [
+      { accountId: await systemAccount('sandbox', 'USD', 'funding'), direction: 'debit', amount: '100000000.00' },
+      { accountId: la, direction: 'credit', amount: '100000000.00' },
+    ] });
+    const connection = await NativeConnection.connect({ address });
+    const worker = await Worker.create({ connection, taskQueue: 'bench-rails', workflowsPath: WORKFLOWS_PATH, activities: createActivities(), maxConcurrentActivityTaskExecutions: 64 });
+    const running = worker.run();
+    try {
+      const client = await getTemporalClient();
+      const ids: string[] = [];
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+        while (next < PAYMENTS) {
+          next++;
+          const p = await createRailPayment({ userId, environment: 'sandbox', accountId: acct.id, amount: '1.00', currency: 'USD', rail: 'rtp', creditor: { name: 'Bench Payee', account_number: '123456', routing_number: '021000021' }, now: new Date() });
+          await startRailPaymentWorkflow(p);
+          await client.workflow.getHandle(p.workflowId).result();
+          ids.push(p.id);
+        }
+      }));
+      const s = (performance.now() - t0) / 1000;
+      const { rows } = await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM rail_payments WHERE status = 'completed'`);
+      console.log(`RTP payments through the workflow path: ${ids.length} in ${s.toFixed(2)} s = ${(ids.length / s).toFixed(1)} payments/s (concurrency ${CONCURRENCY}); completed ${rows[0].n}`);
+    } finally {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    }
   });
-  try {
-    await withBenchDatabase(async () => {
-      process.env.TEMPORAL_ADDRESS = temporal.address;
-      process.env.TEMPORAL_TASK_QUEUE = 'bench-rails';
-      await closeTemporal();
-      const pool = getPool();
-      const userId = newId('usr');
-      await pool.query(`INSERT INTO users (id, name, email, password_hash) VALUES ($1, 'Bench', $2, 'x')`, [userId, `${userId}@bench.test`]);
-      const acct = await createAccount({ userId, environment: 'sandbox', name: 'bench payer' });
-      const la = await ensureCustomerLedgerAccount(acct.id, 'USD');
-      await postEntry({ environment: 'sandbox', idempotencyKey: 'seed', type: 'deposit', lines: [
-        { accountId: await systemAccount('sandbox', 'USD', 'funding'), direction: 'debit', amount: '100000000.00' },
-        { accountId: la, direction: 'credit', amount: '100000000.00' },
-      ] });
-      const connection = await NativeConnection.connect({ address: temporal.address });
-      const worker = await Worker.create({ connection, taskQueue: 'bench-rails', workflowsPath: WORKFLOWS_PATH, activities: createActivities(), maxConcurrentActivityTaskExecutions: 64 });
-      const running = worker.run();
-      try {
-        const client = await getTemporalClient();
-        const ids: string[] = [];
-        const t0 = performance.now();
-        let next = 0;
-        await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-          while (next < PAYMENTS) {
-            next++;
-            const p = await createRailPayment({ userId, environment: 'sandbox', accountId: acct.id, amount: '1.00', currency: 'USD', rail: 'rtp', creditor: { name: 'Bench Payee', account_number: '123456', routing_number: '021000021' }, now: new Date() });
-            await startRailPaymentWorkflow(p);
-            await client.workflow.getHandle(p.workflowId).result();
-            ids.push(p.id);
-          }
-        }));
-        const s = (performance.now() - t0) / 1000;
-        const { rows } = await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM rail_payments WHERE status = 'completed'`);
-        console.log(`RTP payments through the workflow path: ${ids.length} in ${s.toFixed(2)} s = ${(ids.length / s).toFixed(1)} payments/s (concurrency ${CONCURRENCY}); completed ${rows[0].n}`);
-      } finally {
-        worker.shutdown();
-        await running;
-        await connection.close();
-        await closeTemporal();
-      }
-    });
-  } finally {
-    await temporal.teardown();
-  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
