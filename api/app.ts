@@ -11,6 +11,7 @@ import { purgeExpiredIdempotencyKeys, registerIdempotency } from './plugins/idem
 import { registerOpenApi } from './plugins/openapi';
 import { registerRateLimit } from './plugins/rate-limit';
 import { registerValidation, ROUTER_MAX_PARAM_LENGTH } from './plugins/validation';
+import { registerX402 } from './plugins/x402';
 import { registerRoutes } from './routes';
 import { provideOpenApiDocumentSource, type OpenApiDocument } from '../domain/partner/sdk/spec';
 
@@ -73,6 +74,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   registerRateLimit(app, limiter, cfg);
   registerAuthEnforcement(app);
   registerIdempotency(app);
+  registerX402(app);
   await registerRoutes(app);
   // SDK generation reads the platform's OpenAPI document: this app's (domain/partner/sdk/spec.ts).
   provideOpenApiDocumentSource(

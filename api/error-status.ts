@@ -10,6 +10,24 @@
  * rafiki keeps errorToHTTPCode and errorToCode side by side; the domain stays transport-free.
  */
 export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  // 402: pay (again): no payment, or one that cannot be accepted; nothing was settled (docs/payments-402.md).
+  PAYMENT_REQUIRED: 402,
+  PAYMENT_MALFORMED: 402,
+  PAYMENT_TERMS_MISMATCH: 402,
+  PAYMENT_WRONG_PAYEE: 402,
+  PAYMENT_AMOUNT_MISMATCH: 402,
+  PAYMENT_NOT_YET_VALID: 402,
+  PAYMENT_EXPIRED: 402,
+  PAYMENT_INVALID_SIGNATURE: 402,
+  PAYMENT_INVALID_CHALLENGE: 402,
+  PAYMENT_CHALLENGE_EXPIRED: 402,
+  PAYMENT_NONCE_USED: 402,
+  PAYMENT_PAYER_UNKNOWN: 402,
+  PAYMENT_PAYER_ACCOUNT_INACTIVE: 402,
+  PAYMENT_INSUFFICIENT_FUNDS: 402,
+  PAYMENT_VERIFICATION_FAILED: 402,
+  PAYMENT_SETTLEMENT_FAILED: 402,
+  SPENDING_LIMIT_EXCEEDED: 402,
   // 403: the caller may not do this.
   ADMIN_REQUIRED: 403,
   ENVIRONMENT_NOT_PERMITTED: 403,
@@ -44,6 +62,10 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SDK_GENERATION_NOT_FOUND: 404,
   SDK_PACKAGE_NOT_FOUND: 404,
   DEVICE_NOT_FOUND: 404,
+  WALLET_NOT_FOUND: 404,
+  ENDPOINT_NOT_FOUND: 404,
+  API_KEY_NOT_FOUND: 404,
+  SMS_MESSAGE_NOT_FOUND: 404,
   NOTIFICATION_NOT_FOUND: 404,
   PROPOSAL_NOT_FOUND: 404,
   REPORT_NOT_FOUND: 404,
@@ -54,6 +76,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   IDEMPOTENCY_CONFLICT: 409,
   // 409: the resource is not in a state that allows this (payment intents' state machine).
   PAYMENT_INTENT_STATE_CONFLICT: 409,
+  // 409: the wallet is another customer's; a payment that is not settled cannot be refunded.
+  WALLET_ALREADY_REGISTERED: 409,
+  PAYMENT_NOT_REFUNDABLE: 409,
   // 410: a signed download link past its expiry (a fresh one comes with the generation).
   LINK_EXPIRED: 410,
   // 503: a dependency is not available; nothing was done.
@@ -64,6 +89,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   PASSKEYS_NOT_CONFIGURED: 503,
   SANCTIONS_LIST_UNAVAILABLE: 503,
   WORKFLOW_UNAVAILABLE: 503,
+  X402_NOT_CONFIGURED: 503,
+  PAYMENT_FACILITATOR_UNAVAILABLE: 503,
 };
 
 export function statusForCode(code: string): number {

@@ -15,3 +15,6 @@ export function caller(request: { principal?: Principal }): { userId: string; en
 export function readerEnvironment(request: { principal?: Principal }): Environment {
   return request.principal?.environment ?? 'production';
 }
+
+/** This server's address as the caller reached it (links and facilitator URLs in responses). */
+export const baseUrlOf = (request: { protocol: string; host: string }) => `${request.protocol}://${request.host}`;

@@ -21,6 +21,7 @@ import gcuRoutes from './gcu';
 import regtechRoutes from './regtech';
 import mobileRoutes from './mobile';
 import partnerRoutes from './partner';
+import x402Routes from './x402';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -46,4 +47,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(regtechRoutes);
   await app.register(mobileRoutes);
   await app.register(partnerRoutes);
+  await app.register(x402Routes);
 }

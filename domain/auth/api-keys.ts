@@ -58,6 +58,7 @@ export interface CreateKeyInput {
   format?: KeyFormat;
   rateLimitPerMinute?: number | null;
   rotatedFromId?: string | null;
+  agent?: boolean;
 }
 
 export interface ApiKeyRecord {
@@ -71,6 +72,7 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
   lastUsedAt: Date | null;
   rotatedFromId: string | null;
+  agent: boolean;
   createdAt: Date;
 }
 
@@ -88,12 +90,13 @@ export async function createApiKey(input: CreateKeyInput, tx?: Queryable): Promi
     expiresAt: input.expiresAt ?? null,
     rateLimitPerMinute: input.rateLimitPerMinute ?? null,
     rotatedFromId: input.rotatedFromId ?? null,
+    agent: input.agent ?? false,
   };
   if (!tx) return { record: await getPrisma().apiKey.create({ data }), value };
   await tx.query(
-    `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, environment, permissions, ip_allowlist, expires_at, rate_limit_per_minute, rotated_from_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [data.id, data.userId, data.name, data.keyPrefix, data.keyHash, data.environment, data.permissions, data.ipAllowlist, data.expiresAt, data.rateLimitPerMinute, data.rotatedFromId],
+    `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, environment, permissions, ip_allowlist, expires_at, rate_limit_per_minute, rotated_from_id, agent)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [data.id, data.userId, data.name, data.keyPrefix, data.keyHash, data.environment, data.permissions, data.ipAllowlist, data.expiresAt, data.rateLimitPerMinute, data.rotatedFromId, data.agent],
   );
   return { record: (await getKeyRow(tx, data.id))!, value };
 }
@@ -107,7 +110,7 @@ async function getKeyRow(tx: Queryable, id: string): Promise<KeyRow | null> {
   const { rows } = await tx.query(
     `SELECT id, name, key_prefix AS "keyPrefix", environment, permissions, ip_allowlist AS "ipAllowlist",
             expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt",
-            rotated_from_id AS "rotatedFromId", rate_limit_per_minute AS "rateLimitPerMinute", created_at AS "createdAt"
+            rotated_from_id AS "rotatedFromId", rate_limit_per_minute AS "rateLimitPerMinute", agent, created_at AS "createdAt"
        FROM api_keys WHERE id = $1`,
     [id],
   );
@@ -157,6 +160,7 @@ export async function authenticateApiKey(value: string, ip: string): Promise<Key
         partnerId: row.partnerId,
         burstLimit: row.burstLimit,
         tenantId: row.user.tenantId,
+        agent: row.agent,
       },
     };
     cache.set(hash, entry);
@@ -283,6 +287,7 @@ export interface IssueKeyInput {
   ipAllowlist?: string[];
   expiresAt?: Date | null;
   format?: KeyFormat;
+  agent?: boolean;
 }
 
 /** Creates a key for the caller: within its scope, with valid settings, under the per-user cap. */
@@ -300,7 +305,7 @@ export async function issueApiKey(scope: KeyScope, defaultEnvironment: Environme
   return withTransaction(async (tx) => {
     await assertRoomForKey(tx, scope.userId);
     return createApiKey(
-      { userId: scope.userId, name: input.name, environment, permissions, ipAllowlist: bounded.ipAllowlist, expiresAt: bounded.expiresAt, format: input.format },
+      { userId: scope.userId, name: input.name, environment, permissions, ipAllowlist: bounded.ipAllowlist, expiresAt: bounded.expiresAt, format: input.format, agent: input.agent },
       tx,
     );
   });
@@ -355,6 +360,7 @@ export async function rotateApiKey(
         format: old.keyPrefix.startsWith('fak_') ? 'fak' : 'sk',
         rateLimitPerMinute: old.rateLimitPerMinute,
         rotatedFromId: old.id,
+        agent: old.agent,
       },
       tx,
     );

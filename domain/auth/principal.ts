@@ -24,6 +24,8 @@ export interface Principal {
   partnerId?: string | null;
   /** Requests allowed within 10 seconds on top of the per-minute rate (partner keys). */
   burstLimit?: number | null;
+  /** An API key tagged as an agent: its HTTP-native payments are held to an agent budget (domain/x402/limits.ts). */
+  agent?: boolean;
   /** The partner tenant the user belongs to (domain/partner/tenants): money stays inside it. */
   tenantId?: string | null;
 }

@@ -7,30 +7,19 @@
  * are paying). Lookups are by exact identifier only, behind authentication and the rate limits; the
  * answer names the user, never their email or phone.
  */
-import libphonenumber from 'google-libphonenumber';
 import type { Principal } from '../auth/principal';
 import { normalizeEmail } from '../auth/users';
 import { getPool, type Queryable } from '../db/pool';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
-
-const phones = libphonenumber.PhoneNumberUtil.getInstance();
+// Phone parsing has one home, shared with SMS destinations.
+import { toE164 } from '../sms/phone';
 
 export interface MobileProfile {
   userId: string;
   name: string;
   handle: string | null;
   phone: string | null;
-}
-
-/** E.164 form of a phone number written with a + and country code; null when it is not a valid number. */
-export function toE164(raw: string): string | null {
-  try {
-    const n = phones.parse(raw.trim(), 'ZZ');
-    return phones.isValidNumber(n) ? phones.format(n, libphonenumber.PhoneNumberFormat.E164) : null;
-  } catch {
-    return null;
-  }
 }
 
 const HANDLE = /^[a-z0-9_]{3,30}$/;

@@ -26,6 +26,14 @@ function fraction(name: string, fallback: string): string {
   return raw.trim();
 }
 
+/** SMS_PROVIDER: "sandbox" (default) or "twilio"; anything else stops the process rather than send through the wrong route. */
+function smsProvider(name: string): 'sandbox' | 'twilio' {
+  const raw = (process.env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'sandbox') return 'sandbox';
+  if (raw === 'twilio') return 'twilio';
+  throw new Error(`Setting ${name} must be "sandbox" or "twilio", got "${process.env[name]}"`);
+}
+
 export interface AssetLimitOverride {
   maxAmount?: string;
   maxBalance?: string;
@@ -180,6 +188,34 @@ export function loadConfig() {
     sdkGeneratorTimeoutSeconds: int('SDK_GENERATOR_TIMEOUT_SECONDS', 120),
     sdkPython: process.env.SDK_PYTHON || 'python3',
     sdkPythonToolsDir: process.env.SDK_PYTHON_TOOLS_DIR || path.join(REPO_ROOT, '.data', 'tools', 'python'),
+    // Payment-gated SMS (domain/sms): the longest message accepted, in UTF-16 code units (1600 is
+    // Twilio's documented body limit; a longer one is 422 SMS_MESSAGE_TOO_LONG), which provider
+    // production keys send through (sandbox keys always get the deterministic sandbox operator;
+    // "twilio" needs the account SID and auth token, else production refuses with
+    // SMS_PROVIDER_NOT_CONFIGURED), Twilio's API base (a loopback fake in tests), and the public URL
+    // Twilio posts delivery receipts to (unset: no callbacks, receipts are polled).
+    smsMaxMessageChars: int('SMS_MAX_MESSAGE_CHARS', 1600),
+    smsProvider: smsProvider('SMS_PROVIDER'),
+    twilioAccountSid: (process.env.TWILIO_ACCOUNT_SID ?? '').trim(),
+    twilioAuthToken: process.env.TWILIO_AUTH_TOKEN ?? '',
+    twilioBaseUrl: (process.env.TWILIO_BASE_URL || 'https://api.twilio.com').trim().replace(/\/+$/, ''),
+    smsStatusCallbackUrl: (process.env.SMS_STATUS_CALLBACK_URL ?? '').trim(),
+    // HTTP-native payments (domain/x402, docs/payments-402.md): the address USDC payments go to (one
+    // EVM address for every network; unset: a fixed sandbox address, and production refuses payments),
+    // the x402 facilitator production payments verify and settle with (URL and optional bearer
+    // credential; sandbox settles on the ledger and needs none), how long a payment challenge and a
+    // requirement stay valid, the key that binds challenge ids (random, kept in the data folder, when
+    // unset: set the same value on every API instance), and the spending limits in USDC that apply when
+    // an owner has set none: per payer wallet and per agent key, per request and per UTC day.
+    x402PayTo: (process.env.X402_PAY_TO_ADDRESS || '').trim(),
+    x402FacilitatorUrl: (process.env.X402_FACILITATOR_URL || '').trim().replace(/\/+$/, ''),
+    x402FacilitatorToken: process.env.X402_FACILITATOR_TOKEN ?? '',
+    x402MaxTimeoutSeconds: int('X402_MAX_TIMEOUT_SECONDS', 300),
+    x402ChallengeSecret: process.env.X402_CHALLENGE_SECRET ?? '',
+    x402PayerPerRequestUsdc: process.env.X402_PAYER_PER_REQUEST_USDC || '25',
+    x402PayerDailyUsdc: process.env.X402_PAYER_DAILY_USDC || '250',
+    x402AgentPerRequestUsdc: process.env.X402_AGENT_PER_REQUEST_USDC || '1',
+    x402AgentDailyUsdc: process.env.X402_AGENT_DAILY_USDC || '20',
   };
 }
 

@@ -69,6 +69,6 @@ describe('api/error-status: one status per code', () => {
   });
 
   it('every listed status is one the README conventions use for refusals', () => {
-    for (const status of Object.values(HTTP_STATUS_BY_CODE)) expect([403, 404, 409, 410, 503]).toContain(status);
+    for (const status of Object.values(HTTP_STATUS_BY_CODE)) expect([402, 403, 404, 409, 410, 503]).toContain(status);
   });
 });

@@ -32,6 +32,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
         ipAllowlist: b.ip_allowlist,
         expiresAt: b.expires_at ? new Date(b.expires_at) : null,
         format: b.format,
+        agent: b.agent,
       });
       return reply.code(201).send({ data: presentApiKey(record, value) });
     },

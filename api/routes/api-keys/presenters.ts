@@ -16,6 +16,7 @@ export function presentApiKey(k: ApiKeyRecord, value?: string) {
     revoked_at: k.revokedAt?.toISOString() ?? null,
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     rotated_from: k.rotatedFromId,
+    agent: k.agent,
     status,
     created_at: k.createdAt.toISOString(),
     ...(value ? { key: value } : {}),

@@ -19,6 +19,7 @@ export const keySchema = {
     revoked_at: { type: ['string', 'null'] },
     last_used_at: { type: ['string', 'null'] },
     rotated_from: { type: ['string', 'null'] },
+    agent: { type: 'boolean', description: 'Tagged as an agent: its HTTP-native payments are held to an agent budget' },
     status: { type: 'string', enum: ['active', 'expired', 'revoked'] },
     created_at: { type: 'string' },
     key: { type: 'string', description: 'The key value; returned once, at creation or rotation' },
@@ -32,6 +33,7 @@ export interface CreateBody {
   ip_allowlist?: string[];
   expires_at?: string;
   format?: KeyFormat;
+  agent?: boolean;
 }
 
 export const createBody = {
@@ -45,6 +47,7 @@ export const createBody = {
     ip_allowlist: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 50 },
     expires_at: { type: 'string', format: 'date-time' },
     format: { type: 'string', enum: ['sk', 'fak'], default: 'sk' },
+    agent: { type: 'boolean', default: false, description: 'Software (an AI agent) spending on your behalf: x402 payments it makes are held to an agent budget (GET /x402/spending-limits)' },
   },
 };
 

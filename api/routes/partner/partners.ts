@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { getPartner, onboardingChecklist, onboardPartner, partnerUrls, TIERS, type OnboardRequest, type Partner } from '../../../domain/partner/partners';
 import { MODULES } from '../../../domain/partner/modules';
 import { requestSdkGeneration } from '../../../domain/partner/sdk';
-import { baseUrlOf } from './sdk';
+import { baseUrlOf } from '../caller';
 import { createTenant, createTenantUser, listTenants, listTenantUsers, PLANS, type Tenant } from '../../../domain/partner/tenants';
 import { getWhitelabel, publishWhitelabel, type WhitelabelConfig } from '../../../domain/partner/whitelabel';
 import { paginate, pageParams } from '../../pagination';

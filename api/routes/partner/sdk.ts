@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getSdkGeneration, requestSdkGeneration, SDK_GENERATE_BODY_SCHEMA, waitForSdkGeneration } from '../../../domain/partner/sdk';
 import { envelope, errorResponses } from '../../schemas';
 import { partnerOf, principalOf } from '../../types';
+import { baseUrlOf } from '../caller';
 import { partnerKeyHeader } from './schemas';
 
 const TAGS = ['Partner'];
@@ -14,8 +15,6 @@ const obj = { type: 'object', additionalProperties: true };
 const WAIT_MS = 55_000;
 
 /** Scheme and host the caller reached us by, for the download links. */
-export const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-
 export default async function partnerSdkRoutes(app: FastifyInstance) {
   app.post<{ Body: unknown }>(
     '/api/v2/partner/sdk/generate',

@@ -7,30 +7,12 @@
  * The secret is SDK_LINK_SECRET, else a random one kept in the data folder (as JWT_SECRET's
  * fallback is): every API instance that serves downloads needs the same one.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { loadConfig } from '../../platform/config';
 import { DomainError } from '../../platform/errors';
+import { serverSecret } from '../../platform/server-secret';
 
-let key: Buffer | undefined;
-
-function linkKey(): Buffer {
-  if (key) return key;
-  const cfg = loadConfig();
-  let secret = cfg.sdkLinkSecret;
-  if (!secret) {
-    const file = path.join(cfg.dataDir, 'sdk-link-secret');
-    if (existsSync(file)) secret = readFileSync(file, 'utf8').trim();
-    else {
-      secret = randomBytes(48).toString('base64url');
-      mkdirSync(cfg.dataDir, { recursive: true });
-      writeFileSync(file, secret, { mode: 0o600 });
-    }
-  }
-  key = Buffer.from(secret, 'utf8');
-  return key;
-}
+const linkKey = (): Buffer => serverSecret('sdk-link-secret', loadConfig().sdkLinkSecret);
 
 const sign = (packageId: string, expires: number) => createHmac('sha256', linkKey()).update(`sdk-package:${packageId}:${expires}`).digest('base64url');
 

@@ -1,0 +1,118 @@
+/**
+ * Monetized endpoints: a platform GET route that, in one environment, answers 402 until the request
+ * carries a payment (api/plugins/x402.ts). Operators register them; the price is in US cents and is
+ * paid in USDC at par (1 cent = 10,000 atomic units) to the platform's address, into fee revenue.
+ *
+ * The route table is read on every request, so it is cached per process and reloaded every few
+ * seconds (and at once on this instance after a change), as API keys are.
+ */
+import { getPool, type Queryable } from '../db/pool';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { centsToAtomic } from './amounts';
+import type { PaymentTerms } from './authorization';
+import { paymentAsset, paymentNetwork, usdcAsset } from './networks';
+import { payToAddress } from './requirements';
+
+export interface MonetizedEndpoint {
+  id: string;
+  environment: Environment;
+  /** The route pattern as registered in Fastify (":id" parameters). */
+  path: string;
+  method: 'GET';
+  priceUsdCents: number;
+  network: string;
+  asset: string;
+  payTo: string;
+  description: string;
+  createdBy: string;
+  active: boolean;
+  createdAt: Date;
+}
+
+const COLUMNS = `id, environment, path, method, price_usd_cents AS "priceUsdCents", network, asset, pay_to AS "payTo", description,
+  created_by AS "createdBy", active, created_at AS "createdAt"`;
+
+/** Routes that can never be monetized: payments themselves, sign-in, health and the docs. */
+const UNPAYABLE = [/^\/x402(\/|$)/, /^\/api\/(v\d\/)?auth(\/|$)/, /^\/health/, /^\/ready/, /^\/api\/documentation/, /^\/api\/v1\/sms(\/|$)/, /^\/mcp(\/|$)/];
+
+/** "/api/v2/accounts/{id}" → "/api/v2/accounts/:id" (the OpenAPI form is accepted too). */
+export function routePattern(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1').replace(/\/+$/, '') || '/';
+}
+
+export interface RegisterEndpointInput {
+  path: unknown;
+  priceUsdCents: unknown;
+  network: unknown;
+  asset: unknown;
+  description: unknown;
+}
+
+/**
+ * Registers (or re-prices: the active registration of the same path is replaced) a GET route as paid
+ * in the caller's environment. `isGetRoute` is the API's route table (a domain rule cannot see it).
+ */
+export async function registerEndpoint(
+  by: { userId: string; environment: Environment },
+  input: RegisterEndpointInput,
+  isGetRoute: (pattern: string) => boolean,
+  c: Queryable = getPool(),
+): Promise<MonetizedEndpoint> {
+  if (typeof input.path !== 'string' || !input.path.startsWith('/') || input.path.length > 300) throw new DomainError('VALIDATION_ERROR', 'path must be a route path starting with /', '/path');
+  const path = routePattern(input.path.split('?')[0]);
+  if (UNPAYABLE.some((r) => r.test(path))) throw new DomainError('ENDPOINT_NOT_MONETIZABLE', `${path} cannot be monetized`, '/path');
+  if (!isGetRoute(path)) throw new DomainError('ROUTE_NOT_FOUND', `No GET route ${path} on this platform`, '/path');
+  const cents = input.priceUsdCents;
+  if (typeof cents !== 'number' || !Number.isSafeInteger(cents) || cents < 1 || cents > 100_000) {
+    throw new DomainError('VALIDATION_ERROR', 'price_usd_cents must be an integer from 1 to 100000', '/price_usd_cents');
+  }
+  const network = paymentNetwork(input.network, by.environment);
+  const asset = paymentAsset(network, input.asset);
+  if (typeof input.description !== 'string' || !input.description.trim() || input.description.length > 500) {
+    throw new DomainError('VALIDATION_ERROR', 'description must be 1 to 500 characters', '/description');
+  }
+  const payTo = payToAddress(by.environment);
+  await c.query(`UPDATE x402_endpoints SET active = false, updated_at = now() WHERE environment = $1 AND path = $2 AND active`, [by.environment, path]);
+  const { rows } = await c.query<MonetizedEndpoint>(
+    `INSERT INTO x402_endpoints (id, environment, path, price_usd_cents, network, asset, pay_to, description, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+    [newId('x402ep'), by.environment, path, cents, network.network, asset.address, payTo, input.description.trim(), by.userId],
+  );
+  cache.clear();
+  return rows[0];
+}
+
+export async function listEndpoints(environment: Environment, c: Queryable = getPool()): Promise<MonetizedEndpoint[]> {
+  const { rows } = await c.query<MonetizedEndpoint>(`SELECT ${COLUMNS} FROM x402_endpoints WHERE environment = $1 AND active ORDER BY path`, [environment]);
+  return rows;
+}
+
+export async function deactivateEndpoint(environment: Environment, id: string, c: Queryable = getPool()): Promise<MonetizedEndpoint> {
+  const { rows } = await c.query<MonetizedEndpoint>(
+    `UPDATE x402_endpoints SET active = false, updated_at = now() WHERE id = $1 AND environment = $2 RETURNING ${COLUMNS}`,
+    [id, environment],
+  );
+  if (!rows[0]) throw new DomainError('ENDPOINT_NOT_FOUND', `Endpoint ${id} not found`);
+  cache.clear();
+  return rows[0];
+}
+
+const CACHE_MS = 5_000;
+const cache = new Map<Environment, { at: number; byPath: Map<string, MonetizedEndpoint> }>();
+
+/** The active registration of a route pattern in an environment, if any (cached). */
+export async function monetizedEndpoint(environment: Environment, pattern: string): Promise<MonetizedEndpoint | null> {
+  let hit = cache.get(environment);
+  if (!hit || Date.now() - hit.at > CACHE_MS) {
+    hit = { at: Date.now(), byPath: new Map((await listEndpoints(environment)).map((e) => [e.path, e])) };
+    cache.set(environment, hit);
+  }
+  return hit.byPath.get(pattern) ?? null;
+}
+
+export function endpointTerms(e: MonetizedEndpoint): PaymentTerms {
+  const network = paymentNetwork(e.network, e.environment);
+  return { network, asset: usdcAsset(network), amount: centsToAtomic(e.priceUsdCents), payTo: e.payTo };
+}

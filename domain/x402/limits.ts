@@ -1,0 +1,157 @@
+/**
+ * Spending limits on HTTP-native payments: per payer wallet and per agent (an API key tagged as an
+ * agent), each a maximum per request and per UTC day, in USDC. An owner sets them for their own
+ * wallets and agent keys; where none is set, the platform defaults apply (settings X402_PAYER_* and
+ * X402_AGENT_*). They are enforced inside the settlement's transaction, before any money moves,
+ * under a per-subject lock, so concurrent payments cannot together pass a daily budget.
+ */
+import Decimal from 'decimal.js';
+import { getPool, type Queryable } from '../db/pool';
+import { loadConfig } from '../platform/config';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { atomicToUsdc, usdcToAtomic } from './amounts';
+
+export type LimitSubject = 'payer' | 'agent';
+
+export interface Limit {
+  perRequestMax: string;
+  dailyMax: string;
+  /** Whether the owner set it (false: the platform default). */
+  custom: boolean;
+}
+
+export function defaultLimit(type: LimitSubject): Limit {
+  const cfg = loadConfig();
+  return type === 'payer'
+    ? { perRequestMax: cfg.x402PayerPerRequestUsdc, dailyMax: cfg.x402PayerDailyUsdc, custom: false }
+    : { perRequestMax: cfg.x402AgentPerRequestUsdc, dailyMax: cfg.x402AgentDailyUsdc, custom: false };
+}
+
+async function limitOf(c: Queryable, environment: Environment, type: LimitSubject, subject: string): Promise<Limit> {
+  const { rows } = await c.query<{ per: string | null; daily: string | null }>(
+    `SELECT per_request_max::text AS per, daily_max::text AS daily FROM x402_spending_limits WHERE environment = $1 AND subject_type = $2 AND subject = $3`,
+    [environment, type, subject],
+  );
+  const d = defaultLimit(type);
+  if (!rows[0]) return d;
+  return { perRequestMax: rows[0].per ?? d.perRequestMax, dailyMax: rows[0].daily ?? d.dailyMax, custom: true };
+}
+
+/** USDC spent (settling or settled) by a subject since the start of the UTC day. */
+async function spentToday(c: Queryable, environment: Environment, type: LimitSubject, subject: string): Promise<string> {
+  const column = type === 'payer' ? 'payer' : 'agent_key_id';
+  const { rows } = await c.query<{ s: string }>(
+    `SELECT coalesce(sum(amount), 0)::text AS s FROM x402_payments
+      WHERE environment = $1 AND ${column} = $2 AND status IN ('settling', 'settled') AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+    [environment, subject],
+  );
+  return atomicToUsdc(rows[0].s);
+}
+
+async function check(c: Queryable, environment: Environment, type: LimitSubject, subject: string, amount: string): Promise<void> {
+  await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`x402-limit:${environment}:${type}:${subject}`]);
+  const limit = await limitOf(c, environment, type, subject);
+  const who = type === 'payer' ? `wallet ${subject}` : `agent key ${subject}`;
+  if (new Decimal(amount).gt(limit.perRequestMax)) {
+    throw new DomainError('SPENDING_LIMIT_EXCEEDED', `${amount} USDC is over the per-request limit of ${limit.perRequestMax} USDC for ${who}`, undefined, {
+      subject_type: type,
+      limit: 'per_request',
+      limit_usdc: limit.perRequestMax,
+    });
+  }
+  // The payment being settled is already claimed in this transaction, so it is in the sum.
+  const spent = await spentToday(c, environment, type, subject);
+  if (new Decimal(spent).gt(limit.dailyMax)) {
+    throw new DomainError('SPENDING_LIMIT_EXCEEDED', `${amount} USDC would bring ${who} to ${spent} USDC today, over its daily limit of ${limit.dailyMax} USDC`, undefined, {
+      subject_type: type,
+      limit: 'daily',
+      limit_usdc: limit.dailyMax,
+    });
+  }
+}
+
+/** Refuses (SPENDING_LIMIT_EXCEEDED) a payment over the payer's or the agent's budget. Call inside the settlement's transaction. */
+export async function holdToLimits(
+  c: Queryable,
+  p: { environment: Environment; payer: string; agentKeyId: string | null; amount: string; paymentId: string },
+): Promise<void> {
+  await check(c, p.environment, 'payer', p.payer.toLowerCase(), p.amount);
+  if (p.agentKeyId) await check(c, p.environment, 'agent', p.agentKeyId, p.amount);
+}
+
+export interface LimitView {
+  subjectType: LimitSubject;
+  subject: string;
+  label: string | null;
+  limit: Limit;
+  spentToday: string;
+  remainingToday: string;
+}
+
+async function view(c: Queryable, environment: Environment, type: LimitSubject, subject: string, label: string | null): Promise<LimitView> {
+  const limit = await limitOf(c, environment, type, subject);
+  const spent = await spentToday(c, environment, type, subject);
+  const remaining = Decimal.max(0, new Decimal(limit.dailyMax).minus(spent)).toFixed(6);
+  return { subjectType: type, subject, label, limit, spentToday: spent, remainingToday: remaining };
+}
+
+/** The caller's wallets and agent keys in the environment, with their limits and today's spending. */
+export async function listLimits(userId: string, environment: Environment, c: Queryable = getPool()): Promise<{ payers: LimitView[]; agents: LimitView[] }> {
+  const wallets = await c.query<{ address: string; label: string | null }>(
+    'SELECT address, label FROM x402_wallets WHERE user_id = $1 AND environment = $2 ORDER BY created_at, id',
+    [userId, environment],
+  );
+  const keys = await c.query<{ id: string; name: string }>(
+    'SELECT id, name FROM api_keys WHERE user_id = $1 AND environment = $2 AND agent AND revoked_at IS NULL ORDER BY created_at, id',
+    [userId, environment],
+  );
+  return {
+    payers: await Promise.all(wallets.rows.map((w) => view(c, environment, 'payer', w.address, w.label))),
+    agents: await Promise.all(keys.rows.map((k) => view(c, environment, 'agent', k.id, k.name))),
+  };
+}
+
+/** Whether the caller owns the subject (its wallet, or its agent key) in the environment. */
+async function owns(c: Queryable, userId: string, environment: Environment, type: LimitSubject, subject: string): Promise<string | null> {
+  const { rows } =
+    type === 'payer'
+      ? await c.query<{ label: string | null }>('SELECT label FROM x402_wallets WHERE user_id = $1 AND environment = $2 AND address = $3', [userId, environment, subject])
+      : await c.query<{ label: string | null }>('SELECT name AS label FROM api_keys WHERE user_id = $1 AND environment = $2 AND id = $3 AND agent', [userId, environment, subject]);
+  return rows[0] ? (rows[0].label ?? '') : null;
+}
+
+/**
+ * Sets (or with both null, clears) the limit of a wallet or agent key the caller owns; another
+ * user's subject is 404. A value is USDC with at most 6 decimals; per-request above daily is refused.
+ */
+export async function setLimit(
+  userId: string,
+  environment: Environment,
+  type: LimitSubject,
+  rawSubject: string,
+  values: { perRequestMax: string | null; dailyMax: string | null },
+  c: Queryable = getPool(),
+): Promise<LimitView> {
+  const subject = type === 'payer' ? rawSubject.toLowerCase() : rawSubject;
+  const label = await owns(c, userId, environment, type, subject);
+  if (label === null) throw new DomainError(type === 'payer' ? 'WALLET_NOT_FOUND' : 'API_KEY_NOT_FOUND', `No ${type === 'payer' ? 'wallet' : 'agent key'} ${rawSubject} of yours in ${environment}`);
+  if (values.perRequestMax !== null) usdcToAtomic(values.perRequestMax, '/per_request_max');
+  if (values.dailyMax !== null) usdcToAtomic(values.dailyMax, '/daily_max');
+  const d = defaultLimit(type);
+  if (new Decimal(values.perRequestMax ?? d.perRequestMax).gt(values.dailyMax ?? d.dailyMax)) {
+    throw new DomainError('VALIDATION_ERROR', 'per_request_max cannot be above daily_max', '/per_request_max');
+  }
+  if (values.perRequestMax === null && values.dailyMax === null) {
+    await c.query('DELETE FROM x402_spending_limits WHERE environment = $1 AND subject_type = $2 AND subject = $3', [environment, type, subject]);
+  } else {
+    await c.query(
+      `INSERT INTO x402_spending_limits (id, environment, user_id, subject_type, subject, per_request_max, daily_max)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (environment, subject_type, subject) DO UPDATE SET per_request_max = EXCLUDED.per_request_max, daily_max = EXCLUDED.daily_max, updated_at = now()`,
+      [newId('x402lim'), environment, userId, type, subject, values.perRequestMax, values.dailyMax],
+    );
+  }
+  return view(c, environment, type, subject, label || null);
+}

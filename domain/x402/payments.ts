@@ -1,0 +1,207 @@
+/**
+ * The payment core behind every HTTP-native payment (SMS, monetized endpoints, MCP tools): verify an
+ * EIP-3009 authorization against the stated terms, claim its nonce, hold it to the payer's and the
+ * agent's spending limits, and settle it in one balanced ledger entry keyed by the authorization.
+ *
+ * Sandbox: the facilitator is the ledger itself. The payer's wallet is registered to a customer
+ * account (domain/x402/wallets.ts) and its USDC book of the network's chain is debited; the
+ * platform's fee revenue is credited; the claim, the limits and the entry commit in one
+ * transaction, so a refusal (funds, limits, a replayed nonce) leaves nothing behind.
+ * Production: the payer's USDC is on chain. The nonce and budget are claimed ('settling'), the x402
+ * facilitator verifies and settles (domain/x402/facilitator.ts), and only a settlement it reports
+ * posts the entry: the settlement account (money that arrived on chain) to fee revenue.
+ */
+import { keccak256, toHex } from 'viem';
+import { withTransaction, getPool, type Queryable } from '../db/pool';
+import { LedgerError, postEntry, reverseEntry, systemAccount } from '../ledger';
+import { ensureChainLedgerAccount } from '../chains/books';
+import type { Environment } from '../platform/environment';
+import { DomainError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { verifyAuthorization, type PaymentTerms, type SignedAuthorization } from './authorization';
+import { facilitatorFor } from './facilitator';
+import { holdToLimits } from './limits';
+import { atomicToUsdc } from './amounts';
+import { PAYMENT_COLUMNS as COLUMNS, type PaymentPurpose, type X402Payment } from './payment-record';
+
+export type { PaymentPurpose, PaymentStatus, X402Payment } from './payment-record';
+
+export interface PaymentContext {
+  environment: Environment;
+  purpose: PaymentPurpose;
+  /** What was paid for: the request path, or sms:<message id>. */
+  resource: string;
+  endpointId?: string | null;
+  /** The API key that made the call when it is tagged as an agent: its budget applies too. */
+  agentKeyId?: string | null;
+  /** Runs inside the settlement's transaction, so what was paid for is recorded with the payment or not at all. */
+  onSettled?: (c: Queryable, payment: X402Payment) => Promise<void>;
+}
+
+/** The ledger key of an authorization: the same one always names the same entry. */
+export const authorizationKey = (network: string, asset: string, payer: string, nonce: string) => `x402:${network}:${asset.toLowerCase()}:${payer.toLowerCase()}:${nonce.toLowerCase()}`;
+
+interface Wallet {
+  userId: string;
+  accountId: string;
+  accountStatus: string;
+}
+
+async function walletOf(c: Queryable, environment: Environment, payer: string): Promise<Wallet | null> {
+  const { rows } = await c.query<Wallet>(
+    `SELECT w.user_id AS "userId", w.account_id AS "accountId", a.status AS "accountStatus"
+       FROM x402_wallets w JOIN accounts a ON a.id = w.account_id WHERE w.environment = $1 AND w.address = $2`,
+    [environment, payer.toLowerCase()],
+  );
+  return rows[0] ?? null;
+}
+
+/** Claims the authorization's nonce: a second presentation of it (replay or concurrent double-submit) finds it taken. */
+async function claim(c: Queryable, signed: SignedAuthorization, terms: PaymentTerms, ctx: PaymentContext, payer: string, wallet: Wallet | null): Promise<string> {
+  const id = newId('x402pay');
+  const a = signed.authorization;
+  const { rows } = await c.query<{ id: string }>(
+    `INSERT INTO x402_payments (id, environment, network, asset, payer, pay_to, amount, nonce, valid_before, purpose, resource, endpoint_id,
+                                agent_key_id, payer_user_id, payer_account_id, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::numeric), $10, $11, $12, $13, $14, $15, 'settling')
+     ON CONFLICT (network, asset, payer, nonce) DO NOTHING RETURNING id`,
+    [
+      id,
+      ctx.environment,
+      terms.network.network,
+      terms.asset.address.toLowerCase(),
+      payer.toLowerCase(),
+      a.to.toLowerCase(),
+      a.value,
+      a.nonce.toLowerCase(),
+      a.validBefore,
+      ctx.purpose,
+      ctx.resource,
+      ctx.endpointId ?? null,
+      ctx.agentKeyId ?? null,
+      wallet?.userId ?? null,
+      wallet?.accountId ?? null,
+    ],
+  );
+  if (!rows[0]) throw new DomainError('PAYMENT_NONCE_USED', 'This authorization has already been presented (its nonce is used); sign a new one');
+  return id;
+}
+
+/** A deterministic stand-in for the sandbox's settlement transaction hash. */
+const sandboxTxHash = (key: string) => keccak256(toHex(`sandbox-settlement:${key}`));
+
+/**
+ * Verifies and settles a payment for `terms`; returns the settled payment. Refusals are DomainErrors
+ * with PAYMENT_* codes (402) or SPENDING_LIMIT_EXCEEDED (402), and nothing is settled.
+ */
+export async function settlePayment(signed: SignedAuthorization, terms: PaymentTerms, ctx: PaymentContext): Promise<X402Payment> {
+  const payer = await verifyAuthorization(signed, terms);
+  const key = authorizationKey(terms.network.network, terms.asset.address, payer, signed.authorization.nonce);
+  const usdc = atomicToUsdc(signed.authorization.value);
+  if (ctx.environment === 'sandbox') {
+    return withTransaction(async (c) => {
+      const wallet = await walletOf(c, ctx.environment, payer);
+      if (!wallet) throw new DomainError('PAYMENT_PAYER_UNKNOWN', `Wallet ${payer} is not registered to an account in the sandbox (POST /x402/wallets)`);
+      if (wallet.accountStatus !== 'active') throw new DomainError('PAYMENT_PAYER_ACCOUNT_INACTIVE', `The account behind wallet ${payer} is ${wallet.accountStatus}`);
+      const id = await claim(c, signed, terms, ctx, payer, wallet);
+      await holdToLimits(c, { environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null, amount: usdc, paymentId: id });
+      const book = await ensureChainLedgerAccount(c, wallet.accountId, 'USDC', terms.network.bookChain);
+      const revenue = await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c);
+      const entry = await postEntry(
+        {
+          environment: ctx.environment,
+          idempotencyKey: key,
+          type: 'x402_payment',
+          description: `${ctx.purpose} payment for ${ctx.resource}`,
+          reference: id,
+          userId: wallet.userId,
+          lines: [
+            { accountId: book, direction: 'debit', amount: usdc, transactionType: 'fee' },
+            { accountId: revenue, direction: 'credit', amount: usdc },
+          ],
+          metadata: { x402_payment_id: id, network: terms.network.network, payer, nonce: signed.authorization.nonce, purpose: ctx.purpose },
+        },
+        c,
+      ).catch((err) => {
+        if (err instanceof LedgerError && err.code === 'INSUFFICIENT_FUNDS') {
+          throw new DomainError('PAYMENT_INSUFFICIENT_FUNDS', `Wallet ${payer} holds too little USDC on ${terms.network.name} for ${usdc} USDC`);
+        }
+        throw err;
+      });
+      const settled = await markSettled(c, id, entry.id, sandboxTxHash(key));
+      await ctx.onSettled?.(c, settled);
+      return settled;
+    });
+  }
+  // Production: claim and budget first, so a concurrent double-submit never reaches the facilitator twice.
+  const id = await withTransaction(async (c) => {
+    const wallet = await walletOf(c, ctx.environment, payer);
+    const claimed = await claim(c, signed, terms, ctx, payer, wallet);
+    await holdToLimits(c, { environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null, amount: usdc, paymentId: claimed });
+    return claimed;
+  });
+  const outcome = await facilitatorFor(ctx.environment).settle(signed, terms);
+  if (!outcome.success) {
+    await getPool().query(`UPDATE x402_payments SET status = 'failed', failure_code = $2, failure_reason = $3 WHERE id = $1 AND status = 'settling'`, [
+      id,
+      outcome.code,
+      outcome.reason,
+    ]);
+    throw new DomainError(outcome.code, outcome.reason);
+  }
+  return withTransaction(async (c) => {
+    const entry = await postEntry(
+      {
+        environment: ctx.environment,
+        idempotencyKey: key,
+        type: 'x402_payment',
+        description: `${ctx.purpose} payment for ${ctx.resource}`,
+        reference: id,
+        lines: [
+          { accountId: await systemAccount(ctx.environment, 'USDC', 'settlement', key, c), direction: 'debit', amount: usdc },
+          { accountId: await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c), direction: 'credit', amount: usdc },
+        ],
+        metadata: { x402_payment_id: id, network: terms.network.network, payer, transaction: outcome.transaction, purpose: ctx.purpose },
+      },
+      c,
+    );
+    const settled = await markSettled(c, id, entry.id, outcome.transaction);
+    await ctx.onSettled?.(c, settled);
+    return settled;
+  });
+}
+
+async function markSettled(c: Queryable, id: string, entryId: string, txHash: string): Promise<X402Payment> {
+  const { rows } = await c.query<X402Payment>(
+    `UPDATE x402_payments SET status = 'settled', entry_id = $2, transaction_hash = $3, settled_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, entryId, txHash],
+  );
+  return rows[0];
+}
+
+export async function getPayment(id: string, c: Queryable = getPool()): Promise<X402Payment | null> {
+  const { rows } = await c.query<X402Payment>(`SELECT ${COLUMNS} FROM x402_payments WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Gives a settled payment back (a paid SMS the operator refused, say): the reversal of its entry,
+ * once. Sandbox: the USDC returns to the payer's book. Production: fee revenue goes back to the
+ * settlement account, from which the on-chain refund to the payer is paid out. Idempotent: a
+ * refunded payment is returned as it is.
+ */
+export async function refundPayment(id: string, reason: string): Promise<X402Payment> {
+  return withTransaction(async (c) => {
+    const { rows } = await c.query<X402Payment>(`SELECT ${COLUMNS} FROM x402_payments WHERE id = $1 FOR UPDATE`, [id]);
+    const p = rows[0];
+    if (!p) throw new DomainError('PAYMENT_NOT_FOUND', `Payment ${id} not found`);
+    if (p.status === 'refunded') return p;
+    if (p.status !== 'settled' || !p.entryId) throw new DomainError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}`);
+    const reversal = await reverseEntry(p.entryId, { idempotencyKey: `x402-refund:${id}`, reason }, c);
+    const { rows: updated } = await c.query<X402Payment>(
+      `UPDATE x402_payments SET status = 'refunded', refund_entry_id = $2, refunded_at = now(), failure_reason = coalesce(failure_reason, $3) WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, reversal.id, reason],
+    );
+    return updated[0];
+  });
+}
