@@ -15,6 +15,7 @@ import { createRegtechActivities } from './regtech';
 import { createHoldActivities } from './regtech/holds';
 import { createMobileActivities } from './mobile';
 import { createPartnerSdkActivities } from './partner/sdk';
+import { createSmsActivities } from './sms';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -43,5 +44,6 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createHoldActivities(),
     ...createMobileActivities(deps),
     ...createPartnerSdkActivities(),
+    ...createSmsActivities(),
   };
 }

@@ -15,3 +15,4 @@ export { basketBuyWorkflow } from './basket-buy';
 export { mifidDeadlineWorkflow } from './mifid-deadline';
 export { paymentIntentWorkflow } from './payment-intent';
 export { sdkGenerationWorkflow } from './sdk-generation';
+export { smsSendWorkflow } from './sms-send';

@@ -22,6 +22,7 @@ import regtechRoutes from './regtech';
 import mobileRoutes from './mobile';
 import partnerRoutes from './partner';
 import x402Routes from './x402';
+import smsRoutes from './sms';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -48,4 +49,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(mobileRoutes);
   await app.register(partnerRoutes);
   await app.register(x402Routes);
+  await app.register(smsRoutes);
 }

@@ -70,9 +70,10 @@ export function hasPaymentHeaders(h: Headers): boolean {
 
 /**
  * The payment a request carries and the offered terms it pays, or null when it carries none.
- * A payment naming terms that were not offered is PAYMENT_TERMS_MISMATCH.
+ * A payment naming terms that were not offered is PAYMENT_TERMS_MISMATCH. With environment null
+ * (an anonymous payer) the accepted network decides it (test networks: sandbox).
  */
-export function readPaymentHeaders(h: Headers, environment: Environment, offered: PaymentTerms[]): { signed: SignedAuthorization; terms: PaymentTerms } | null {
+export function readPaymentHeaders(h: Headers, environment: Environment | null, offered: PaymentTerms[]): { signed: SignedAuthorization; terms: PaymentTerms } | null {
   const standard = one(h, 'payment-signature');
   if (standard !== undefined) {
     let payload: { x402Version?: number; accepted?: unknown; payload?: unknown };

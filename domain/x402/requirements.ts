@@ -8,7 +8,7 @@ import { loadConfig } from '../platform/config';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import type { PaymentTerms, SignedAuthorization } from './authorization';
-import { paymentAsset, paymentNetwork, usdcAsset, type PaymentNetwork } from './networks';
+import { environmentOfNetwork, paymentAsset, paymentNetwork, usdcAsset, type PaymentNetwork } from './networks';
 
 export const X402_VERSION = 2;
 
@@ -46,7 +46,7 @@ export function payloadOf(signed: SignedAuthorization, terms: PaymentTerms): Pay
  * The terms a client's `accepted` requirement names, checked against what we offered: same network,
  * asset, payee and amount. Anything else (a changed amount, another chain) is PAYMENT_TERMS_MISMATCH.
  */
-export function acceptedTerms(environment: Environment, accepted: unknown, offered: PaymentTerms[]): PaymentTerms {
+export function acceptedTerms(environment: Environment | null, accepted: unknown, offered: PaymentTerms[]): PaymentTerms {
   const a = accepted as Partial<PaymentRequirements> | undefined;
   if (!a || typeof a !== 'object') {
     if (offered.length === 1) return offered[0];
@@ -54,7 +54,7 @@ export function acceptedTerms(environment: Environment, accepted: unknown, offer
   }
   let network: PaymentNetwork;
   try {
-    network = paymentNetwork(a.network, environment);
+    network = paymentNetwork(a.network, environment ?? environmentOfNetwork(a.network));
     paymentAsset(network, a.asset);
   } catch {
     throw new DomainError('PAYMENT_TERMS_MISMATCH', `The payment names network ${String(a.network)} and asset ${String(a.asset)}, which were not offered`);
