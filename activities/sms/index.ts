@@ -86,10 +86,14 @@ export function createSmsActivities() {
     /** Fails the message; with refund, its settled payment goes back to the payer (once). */
     async failSms({ messageId, code, reason, refund }: { messageId: string; code: string; reason: string; refund: boolean }): Promise<void> {
       const m = await messageOf(messageId);
-      if (m.status !== 'failed') await updateSmsMessage(m.id, { status: 'failed', failure_code: code, failure_reason: reason, failed_at: new Date() });
+      const failed = m.status === 'failed' ? {} : ({ status: 'failed', failure_code: code, failure_reason: reason, failed_at: new Date() } as const);
       if (refund && m.paymentId && m.paymentStatus === 'settled') {
-        await refundPayment(m.paymentId, `SMS ${m.id} ${code}: ${reason}`);
-        await updateSmsMessage(m.id, { payment_status: 'refunded' });
+        // The message fails and its payment is given back in one transaction: nobody sees one without the other.
+        await refundPayment(m.paymentId, `SMS ${m.id} ${code}: ${reason}`, async (c) => {
+          await updateSmsMessage(m.id, { ...failed, payment_status: 'refunded' }, c);
+        });
+      } else if (m.status !== 'failed') {
+        await updateSmsMessage(m.id, failed);
       }
     },
   };

@@ -54,7 +54,7 @@ export async function insertSmsMessage(m: NewSmsMessage, c: Queryable = getPool(
     `INSERT INTO sms_messages (id, environment, owner_user_id, payer, payment_key, agent_key_id, destination, country_code, sender, body, parts, encoding,
                                price_usdc, status, payment_status, workflow_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', 'pending', $14)
-     ON CONFLICT (payment_key) DO NOTHING RETURNING id`,
+     ON CONFLICT (environment, payment_key) DO NOTHING RETURNING id`,
     [m.id, m.environment, m.ownerUserId, m.payer, m.paymentKey, m.agentKeyId, m.destination, m.countryCode, m.sender, m.body, m.parts, m.encoding, m.priceUsdc, m.workflowId],
   );
   if (!rows[0]) throw new DomainError('PAYMENT_NONCE_USED', 'This authorization has already paid for a message; sign a new one');

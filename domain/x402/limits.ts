@@ -139,8 +139,8 @@ export async function setLimit(
   if (label === null) throw new DomainError(type === 'payer' ? 'WALLET_NOT_FOUND' : 'API_KEY_NOT_FOUND', `No ${type === 'payer' ? 'wallet' : 'agent key'} ${rawSubject} of yours in ${environment}`);
   if (values.perRequestMax !== null) usdcToAtomic(values.perRequestMax, '/per_request_max');
   if (values.dailyMax !== null) usdcToAtomic(values.dailyMax, '/daily_max');
-  const d = defaultLimit(type);
-  if (new Decimal(values.perRequestMax ?? d.perRequestMax).gt(values.dailyMax ?? d.dailyMax)) {
+  // Both given: per request above the day's budget is a mistake (one given: the other default may be larger, the smaller binds).
+  if (values.perRequestMax !== null && values.dailyMax !== null && new Decimal(values.perRequestMax).gt(values.dailyMax)) {
     throw new DomainError('VALIDATION_ERROR', 'per_request_max cannot be above daily_max', '/per_request_max');
   }
   if (values.perRequestMax === null && values.dailyMax === null) {

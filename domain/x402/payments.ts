@@ -64,7 +64,7 @@ async function claim(c: Queryable, signed: SignedAuthorization, terms: PaymentTe
     `INSERT INTO x402_payments (id, environment, network, asset, payer, pay_to, amount, nonce, valid_before, purpose, resource, endpoint_id,
                                 agent_key_id, payer_user_id, payer_account_id, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::numeric), $10, $11, $12, $13, $14, $15, 'settling')
-     ON CONFLICT (network, asset, payer, nonce) DO NOTHING RETURNING id`,
+     ON CONFLICT (environment, network, asset, payer, nonce) DO NOTHING RETURNING id`,
     [
       id,
       ctx.environment,
@@ -190,18 +190,22 @@ export async function getPayment(id: string, c: Queryable = getPool()): Promise<
  * settlement account, from which the on-chain refund to the payer is paid out. Idempotent: a
  * refunded payment is returned as it is.
  */
-export async function refundPayment(id: string, reason: string): Promise<X402Payment> {
+export async function refundPayment(id: string, reason: string, onRefunded?: (c: Queryable) => Promise<void>): Promise<X402Payment> {
   return withTransaction(async (c) => {
     const { rows } = await c.query<X402Payment>(`SELECT ${COLUMNS} FROM x402_payments WHERE id = $1 FOR UPDATE`, [id]);
     const p = rows[0];
     if (!p) throw new DomainError('PAYMENT_NOT_FOUND', `Payment ${id} not found`);
-    if (p.status === 'refunded') return p;
+    if (p.status === 'refunded') {
+      await onRefunded?.(c);
+      return p;
+    }
     if (p.status !== 'settled' || !p.entryId) throw new DomainError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}`);
     const reversal = await reverseEntry(p.entryId, { idempotencyKey: `x402-refund:${id}`, reason }, c);
     const { rows: updated } = await c.query<X402Payment>(
       `UPDATE x402_payments SET status = 'refunded', refund_entry_id = $2, refunded_at = now(), failure_reason = coalesce(failure_reason, $3) WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, reversal.id, reason],
     );
+    await onRefunded?.(c);
     return updated[0];
   });
 }

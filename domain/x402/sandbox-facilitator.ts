@@ -12,6 +12,7 @@ import { paymentAsset, paymentNetwork } from './networks';
 import { settlePayment } from './payments';
 import { payToAddress } from './requirements';
 import Decimal from 'decimal.js';
+import { getAddress } from 'viem';
 import { findChainLedgerAccount } from '../chains/books';
 
 interface FacilitatorRequest {
@@ -40,7 +41,7 @@ export async function facilitatorVerify(body: unknown): Promise<{ isValid: boole
     const payer = await verifyAuthorization(signed, terms);
     const { rows } = await getPool().query<{ account_id: string }>('SELECT account_id FROM x402_wallets WHERE environment = $1 AND address = $2', ['sandbox', payer.toLowerCase()]);
     if (!rows[0]) return { isValid: false, invalidReason: 'PAYMENT_PAYER_UNKNOWN', invalidMessage: `Wallet ${payer} is not registered`, payer };
-    const used = await getPool().query('SELECT 1 FROM x402_payments WHERE network = $1 AND asset = $2 AND payer = $3 AND nonce = $4', [
+    const used = await getPool().query(`SELECT 1 FROM x402_payments WHERE environment = 'sandbox' AND network = $1 AND asset = $2 AND payer = $3 AND nonce = $4`, [
       terms.network.network,
       terms.asset.address.toLowerCase(),
       payer.toLowerCase(),
@@ -68,7 +69,7 @@ export async function facilitatorSettle(body: unknown) {
     const { signed, terms, resource } = read(body);
     network = terms.network.network;
     const p = await settlePayment(signed, terms, { environment: 'sandbox', purpose: 'facilitator', resource });
-    return { success: true, payer: p.payer, transaction: p.transactionHash ?? '', network: p.network, amount: p.amount };
+    return { success: true, payer: getAddress(p.payer), transaction: p.transactionHash ?? '', network: p.network, amount: p.amount };
   } catch (err) {
     if (err instanceof DomainError) return { success: false, errorReason: err.code, errorMessage: err.message, transaction: '', network };
     throw err;

@@ -78,9 +78,10 @@ CREATE TABLE "x402_payments" (
   "settled_at"       TIMESTAMPTZ(3),
   "refunded_at"      TIMESTAMPTZ(3)
 );
--- EIP-3009 nonces are per token contract and signer: the same authorization is one row, whatever
--- path (header form, scheme, MCP) presents it, so it settles once.
-CREATE UNIQUE INDEX "x402_payments_authorization_key" ON "x402_payments" ("network", "asset", "payer", "nonce");
+-- EIP-3009 nonces are per token contract and signer: the same authorization is one row per
+-- environment, whatever path (header form, scheme, MCP) presents it, so it settles once. (Sandbox
+-- money is not on chain: an authorization shown to both environments moves real money only once.)
+CREATE UNIQUE INDEX "x402_payments_authorization_key" ON "x402_payments" ("environment", "network", "asset", "payer", "nonce");
 CREATE INDEX "x402_payments_payer_idx" ON "x402_payments" ("environment", "payer", "created_at");
 CREATE INDEX "x402_payments_agent_idx" ON "x402_payments" ("environment", "agent_key_id", "created_at") WHERE "agent_key_id" IS NOT NULL;
 CREATE INDEX "x402_payments_payer_user_idx" ON "x402_payments" ("payer_user_id", "environment", "created_at" DESC, "id" DESC);

@@ -31,5 +31,5 @@ CREATE TABLE "sms_messages" (
   "created_at"          TIMESTAMPTZ(3) NOT NULL DEFAULT now(),
   "updated_at"          TIMESTAMPTZ(3) NOT NULL DEFAULT now()
 );
-CREATE UNIQUE INDEX "sms_messages_payment_key_key" ON "sms_messages" ("payment_key");
+CREATE UNIQUE INDEX "sms_messages_payment_key_key" ON "sms_messages" ("environment", "payment_key");
 CREATE INDEX "sms_messages_owner_idx" ON "sms_messages" ("owner_user_id", "environment", "created_at" DESC);
