@@ -13,6 +13,9 @@ import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { atomicToUsdc, usdcToAtomic } from './amounts';
 
+/** The start of the current UTC day, in SQL: daily budgets reset at 00:00 UTC. */
+const TODAY = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+
 export type LimitSubject = 'payer' | 'agent';
 
 export interface Limit {
@@ -44,15 +47,13 @@ async function spentToday(c: Queryable, environment: Environment, type: LimitSub
   const column = type === 'payer' ? 'payer' : 'agent_key_id';
   const { rows } = await c.query<{ s: string }>(
     `SELECT coalesce(sum(amount), 0)::text AS s FROM x402_payments
-      WHERE environment = $1 AND ${column} = $2 AND status IN ('settling', 'settled') AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+      WHERE environment = $1 AND ${column} = $2 AND status IN ('settling', 'settled') AND created_at >= ${TODAY}`,
     [environment, subject],
   );
   return atomicToUsdc(rows[0].s);
 }
 
-async function check(c: Queryable, environment: Environment, type: LimitSubject, subject: string, amount: string): Promise<void> {
-  await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`x402-limit:${environment}:${type}:${subject}`]);
-  const limit = await limitOf(c, environment, type, subject);
+function refuseOver(type: LimitSubject, subject: string, amount: string, limit: Limit, spent: string): void {
   const who = type === 'payer' ? `wallet ${subject}` : `agent key ${subject}`;
   if (new Decimal(amount).gt(limit.perRequestMax)) {
     throw new DomainError('SPENDING_LIMIT_EXCEEDED', `${amount} USDC is over the per-request limit of ${limit.perRequestMax} USDC for ${who}`, undefined, {
@@ -61,8 +62,6 @@ async function check(c: Queryable, environment: Environment, type: LimitSubject,
       limit_usdc: limit.perRequestMax,
     });
   }
-  // The payment being settled is already claimed in this transaction, so it is in the sum.
-  const spent = await spentToday(c, environment, type, subject);
   if (new Decimal(spent).gt(limit.dailyMax)) {
     throw new DomainError('SPENDING_LIMIT_EXCEEDED', `${amount} USDC would bring ${who} to ${spent} USDC today, over its daily limit of ${limit.dailyMax} USDC`, undefined, {
       subject_type: type,
@@ -72,13 +71,42 @@ async function check(c: Queryable, environment: Environment, type: LimitSubject,
   }
 }
 
-/** Refuses (SPENDING_LIMIT_EXCEEDED) a payment over the payer's or the agent's budget. Call inside the settlement's transaction. */
+/**
+ * The advisory-lock keys of a payment's subjects, payer first then agent (one order: no deadlock).
+ * A caller may take them in an earlier statement of the transaction (holdToLimits with locked).
+ */
+export function limitLockKeys(p: { environment: Environment; payer: string; agentKeyId: string | null }): string[] {
+  return [`x402-limit:${p.environment}:payer:${p.payer.toLowerCase()}`, ...(p.agentKeyId ? [`x402-limit:${p.environment}:agent:${p.agentKeyId}`] : [])];
+}
+
+/**
+ * Refuses (SPENDING_LIMIT_EXCEEDED) a payment over the payer's or the agent's budget. Call inside the
+ * settlement's transaction, after the payment is claimed (it counts in today's sum). Two statements:
+ * the subjects' locks (payer, then agent: one order, so no deadlock), then limits and sums read
+ * together after the locks are held, so they see every payment committed before.
+ */
 export async function holdToLimits(
   c: Queryable,
-  p: { environment: Environment; payer: string; agentKeyId: string | null; amount: string; paymentId: string },
+  p: { environment: Environment; payer: string; agentKeyId: string | null; amount: string; paymentId: string; locked?: boolean },
 ): Promise<void> {
-  await check(c, p.environment, 'payer', p.payer.toLowerCase(), p.amount);
-  if (p.agentKeyId) await check(c, p.environment, 'agent', p.agentKeyId, p.amount);
+  const subjects: [LimitSubject, string][] = [['payer', p.payer.toLowerCase()]];
+  if (p.agentKeyId) subjects.push(['agent', p.agentKeyId]);
+  if (!p.locked) await c.query('SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, i) ORDER BY i', [limitLockKeys(p)]);
+  const { rows } = await c.query<{ type: LimitSubject; per: string | null; daily: string | null; spent: string }>(
+    `SELECT s.type, l.per_request_max::text AS per, l.daily_max::text AS daily,
+            coalesce(CASE WHEN s.type = 'payer'
+              THEN (SELECT sum(x.amount) FROM x402_payments x WHERE x.environment = $1 AND x.payer = s.subject AND x.status IN ('settling', 'settled') AND x.created_at >= ${TODAY})
+              ELSE (SELECT sum(x.amount) FROM x402_payments x WHERE x.environment = $1 AND x.agent_key_id = s.subject AND x.status IN ('settling', 'settled') AND x.created_at >= ${TODAY})
+            END, 0)::text AS spent
+       FROM unnest($2::text[], $3::text[]) AS s(type, subject)
+       LEFT JOIN x402_spending_limits l ON l.environment = $1 AND l.subject_type = s.type AND l.subject = s.subject`,
+    [p.environment, subjects.map(([t]) => t), subjects.map(([, s]) => s)],
+  );
+  for (const r of rows) {
+    const d = defaultLimit(r.type);
+    const subject = subjects.find(([t]) => t === r.type)![1];
+    refuseOver(r.type, subject, p.amount, { perRequestMax: r.per ?? d.perRequestMax, dailyMax: r.daily ?? d.dailyMax, custom: r.per !== null || r.daily !== null }, atomicToUsdc(r.spent));
+  }
 }
 
 export interface LimitView {

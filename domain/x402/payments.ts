@@ -13,14 +13,14 @@
  */
 import { keccak256, toHex } from 'viem';
 import { withTransaction, getPool, type Queryable } from '../db/pool';
-import { LedgerError, postEntry, reverseEntry, systemAccount } from '../ledger';
-import { ensureChainLedgerAccount } from '../chains/books';
+import { entryPayload, LedgerError, reverseEntry, systemAccount, toLedgerError } from '../ledger';
+import { bookChain, ensureChainLedgerAccount } from '../chains/books';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { verifyAuthorization, type PaymentTerms, type SignedAuthorization } from './authorization';
 import { facilitatorFor } from './facilitator';
-import { holdToLimits } from './limits';
+import { holdToLimits, limitLockKeys } from './limits';
 import { atomicToUsdc } from './amounts';
 import { PAYMENT_COLUMNS as COLUMNS, type PaymentPurpose, type X402Payment } from './payment-record';
 
@@ -56,35 +56,53 @@ async function walletOf(c: Queryable, environment: Environment, payer: string): 
   return rows[0] ?? null;
 }
 
+const CLAIM_COLUMNS = `id, environment, network, asset, payer, pay_to, amount, nonce, valid_before, purpose, resource, endpoint_id, agent_key_id, payer_user_id, payer_account_id, status`;
+
+function claimValues(id: string, signed: SignedAuthorization, terms: PaymentTerms, ctx: PaymentContext, payer: string): unknown[] {
+  const a = signed.authorization;
+  return [id, ctx.environment, terms.network.network, terms.asset.address.toLowerCase(), payer.toLowerCase(), a.to.toLowerCase(), a.value, a.nonce.toLowerCase(), a.validBefore, ctx.purpose, ctx.resource, ctx.endpointId ?? null, ctx.agentKeyId ?? null];
+}
+
+const nonceUsed = () => new DomainError('PAYMENT_NONCE_USED', 'This authorization has already been presented (its nonce is used); sign a new one');
+
 /** Claims the authorization's nonce: a second presentation of it (replay or concurrent double-submit) finds it taken. */
 async function claim(c: Queryable, signed: SignedAuthorization, terms: PaymentTerms, ctx: PaymentContext, payer: string, wallet: Wallet | null): Promise<string> {
   const id = newId('x402pay');
-  const a = signed.authorization;
   const { rows } = await c.query<{ id: string }>(
-    `INSERT INTO x402_payments (id, environment, network, asset, payer, pay_to, amount, nonce, valid_before, purpose, resource, endpoint_id,
-                                agent_key_id, payer_user_id, payer_account_id, status)
+    `INSERT INTO x402_payments (${CLAIM_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::numeric), $10, $11, $12, $13, $14, $15, 'settling')
      ON CONFLICT (environment, network, asset, payer, nonce) DO NOTHING RETURNING id`,
-    [
-      id,
-      ctx.environment,
-      terms.network.network,
-      terms.asset.address.toLowerCase(),
-      payer.toLowerCase(),
-      a.to.toLowerCase(),
-      a.value,
-      a.nonce.toLowerCase(),
-      a.validBefore,
-      ctx.purpose,
-      ctx.resource,
-      ctx.endpointId ?? null,
-      ctx.agentKeyId ?? null,
-      wallet?.userId ?? null,
-      wallet?.accountId ?? null,
-    ],
+    [...claimValues(id, signed, terms, ctx, payer), wallet?.userId ?? null, wallet?.accountId ?? null],
   );
-  if (!rows[0]) throw new DomainError('PAYMENT_NONCE_USED', 'This authorization has already been presented (its nonce is used); sign a new one');
+  if (!rows[0]) throw nonceUsed();
   return id;
+}
+
+/**
+ * Sandbox: finds the payer's wallet, its account and USDC book on the network's chain, and claims
+ * the nonce, in one statement (the hot path of every paid request). Refusals name what was missing.
+ */
+async function claimFromWallet(c: Queryable, signed: SignedAuthorization, terms: PaymentTerms, ctx: PaymentContext, payer: string): Promise<{ id: string; wallet: Wallet; book: string | null }> {
+  const id = newId('x402pay');
+  const { rows } = await c.query<Wallet & { book: string | null; claimed: string | null }>(
+    `WITH w AS (
+       SELECT w.user_id, w.account_id, a.status,
+              (SELECT la.id FROM ledger_accounts la WHERE la.account_id = w.account_id AND la.asset_code = 'USDC' AND la.chain = $14) AS book
+         FROM x402_wallets w JOIN accounts a ON a.id = w.account_id WHERE w.environment = $2 AND w.address = $5),
+     ins AS (
+       INSERT INTO x402_payments (${CLAIM_COLUMNS})
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::numeric), $10, $11, $12, $13, w.user_id, w.account_id, 'settling' FROM w WHERE w.status = 'active'
+       ON CONFLICT (environment, network, asset, payer, nonce) DO NOTHING RETURNING id),
+     -- The spending-limit locks, held from here: the limits statement that follows reads after them.
+     lk AS (SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) AS n FROM unnest($15::text[]) WITH ORDINALITY AS t(k, i))
+     SELECT w.user_id AS "userId", w.account_id AS "accountId", w.status AS "accountStatus", w.book, (SELECT id FROM ins) AS claimed, (SELECT n FROM lk) AS locks FROM w`,
+    [...claimValues(id, signed, terms, ctx, payer), bookChain('USDC', terms.network.bookChain), limitLockKeys({ environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null })],
+  );
+  const w = rows[0];
+  if (!w) throw new DomainError('PAYMENT_PAYER_UNKNOWN', `Wallet ${payer} is not registered to an account in the sandbox (POST /x402/wallets)`);
+  if (w.accountStatus !== 'active') throw new DomainError('PAYMENT_PAYER_ACCOUNT_INACTIVE', `The account behind wallet ${payer} is ${w.accountStatus}`);
+  if (!w.claimed) throw nonceUsed();
+  return { id, wallet: w, book: w.book };
 }
 
 /** A deterministic stand-in for the sandbox's settlement transaction hash. */
@@ -100,35 +118,30 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
   const usdc = atomicToUsdc(signed.authorization.value);
   if (ctx.environment === 'sandbox') {
     return withTransaction(async (c) => {
-      const wallet = await walletOf(c, ctx.environment, payer);
-      if (!wallet) throw new DomainError('PAYMENT_PAYER_UNKNOWN', `Wallet ${payer} is not registered to an account in the sandbox (POST /x402/wallets)`);
-      if (wallet.accountStatus !== 'active') throw new DomainError('PAYMENT_PAYER_ACCOUNT_INACTIVE', `The account behind wallet ${payer} is ${wallet.accountStatus}`);
-      const id = await claim(c, signed, terms, ctx, payer, wallet);
-      await holdToLimits(c, { environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null, amount: usdc, paymentId: id });
-      const book = await ensureChainLedgerAccount(c, wallet.accountId, 'USDC', terms.network.bookChain);
+      const { id, wallet, book } = await claimFromWallet(c, signed, terms, ctx, payer);
+      await holdToLimits(c, { environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null, amount: usdc, paymentId: id, locked: true });
+      const payerBook = book ?? (await ensureChainLedgerAccount(c, wallet.accountId, 'USDC', terms.network.bookChain));
       const revenue = await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c);
-      const entry = await postEntry(
-        {
-          environment: ctx.environment,
-          idempotencyKey: key,
-          type: 'x402_payment',
-          description: `${ctx.purpose} payment for ${ctx.resource}`,
-          reference: id,
-          userId: wallet.userId,
-          lines: [
-            { accountId: book, direction: 'debit', amount: usdc, transactionType: 'fee' },
-            { accountId: revenue, direction: 'credit', amount: usdc },
-          ],
-          metadata: { x402_payment_id: id, network: terms.network.network, payer, nonce: signed.authorization.nonce, purpose: ctx.purpose },
-        },
-        c,
-      ).catch((err) => {
-        if (err instanceof LedgerError && err.code === 'INSUFFICIENT_FUNDS') {
+      const entry = entryPayload({
+        environment: ctx.environment,
+        idempotencyKey: key,
+        type: 'x402_payment',
+        description: `${ctx.purpose} payment for ${ctx.resource}`,
+        reference: id,
+        userId: wallet.userId,
+        lines: [
+          { accountId: payerBook, direction: 'debit', amount: usdc, transactionType: 'fee' },
+          { accountId: revenue, direction: 'credit', amount: usdc },
+        ],
+        metadata: { x402_payment_id: id, network: terms.network.network, payer, nonce: signed.authorization.nonce, purpose: ctx.purpose },
+      });
+      const settled = await postAndMarkSettled(c, id, entry, sandboxTxHash(key)).catch((err) => {
+        const e = toLedgerError(err);
+        if (e instanceof LedgerError && e.code === 'INSUFFICIENT_FUNDS') {
           throw new DomainError('PAYMENT_INSUFFICIENT_FUNDS', `Wallet ${payer} holds too little USDC on ${terms.network.name} for ${usdc} USDC`);
         }
-        throw err;
+        throw e;
       });
-      const settled = await markSettled(c, id, entry.id, sandboxTxHash(key));
       await ctx.onSettled?.(c, settled);
       return settled;
     });
@@ -150,31 +163,32 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
     throw new DomainError(outcome.code, outcome.reason);
   }
   return withTransaction(async (c) => {
-    const entry = await postEntry(
-      {
-        environment: ctx.environment,
-        idempotencyKey: key,
-        type: 'x402_payment',
-        description: `${ctx.purpose} payment for ${ctx.resource}`,
-        reference: id,
-        lines: [
-          { accountId: await systemAccount(ctx.environment, 'USDC', 'settlement', key, c), direction: 'debit', amount: usdc },
-          { accountId: await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c), direction: 'credit', amount: usdc },
-        ],
-        metadata: { x402_payment_id: id, network: terms.network.network, payer, transaction: outcome.transaction, purpose: ctx.purpose },
-      },
-      c,
-    );
-    const settled = await markSettled(c, id, entry.id, outcome.transaction);
+    const entry = entryPayload({
+      environment: ctx.environment,
+      idempotencyKey: key,
+      type: 'x402_payment',
+      description: `${ctx.purpose} payment for ${ctx.resource}`,
+      reference: id,
+      lines: [
+        { accountId: await systemAccount(ctx.environment, 'USDC', 'settlement', key, c), direction: 'debit', amount: usdc },
+        { accountId: await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c), direction: 'credit', amount: usdc },
+      ],
+      metadata: { x402_payment_id: id, network: terms.network.network, payer, transaction: outcome.transaction, purpose: ctx.purpose },
+    });
+    const settled = await postAndMarkSettled(c, id, entry, outcome.transaction).catch((err) => {
+      throw toLedgerError(err);
+    });
     await ctx.onSettled?.(c, settled);
     return settled;
   });
 }
 
-async function markSettled(c: Queryable, id: string, entryId: string, txHash: string): Promise<X402Payment> {
+/** Posts the entry and marks the payment settled with it, in one statement. */
+async function postAndMarkSettled(c: Queryable, id: string, entry: Record<string, unknown>, txHash: string): Promise<X402Payment> {
   const { rows } = await c.query<X402Payment>(
-    `UPDATE x402_payments SET status = 'settled', entry_id = $2, transaction_hash = $3, settled_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, entryId, txHash],
+    `WITH e AS (SELECT ledger_post_entry($2::jsonb) AS r)
+     UPDATE x402_payments SET status = 'settled', entry_id = (SELECT r->>'id' FROM e), transaction_hash = $3, settled_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, JSON.stringify(entry), txHash],
   );
   return rows[0];
 }

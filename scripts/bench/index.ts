@@ -11,6 +11,7 @@ import { benchSanctions } from './sanctions';
 import { benchPasskeys } from './passkeys';
 import { benchMobileFeed } from './mobile-feed';
 import { benchSdk } from './sdk';
+import { benchX402 } from './x402';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -23,6 +24,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['Passkeys verification', benchPasskeys],
   ['Mobile activity feed', benchMobileFeed],
   ['SDK generation', benchSdk],
+  ['x402 paid requests', benchX402],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
