@@ -23,6 +23,7 @@ import mobileRoutes from './mobile';
 import partnerRoutes from './partner';
 import x402Routes from './x402';
 import smsRoutes from './sms';
+import mcpRoutes from './mcp';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -50,4 +51,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(partnerRoutes);
   await app.register(x402Routes);
   await app.register(smsRoutes);
+  await app.register(mcpRoutes);
 }

@@ -16,6 +16,9 @@ const MODULE_BY_TAG: Record<string, Module> = {
   Ledger: 'accounts',
   'Payment rails': 'payments',
   Interledger: 'payments',
+  // HTTP-native payments: payment-gated SMS and x402.
+  SMS: 'payments',
+  x402: 'payments',
   'Cross-chain': 'crosschain',
   'Decentralized finance': 'defi',
   GCU: 'gcu',

@@ -29,6 +29,9 @@ const PUBLIC = [
   /^\/api\/v2\/mobile\/auth\/passkey\/(options|verify)$/,
   // The signed, expiring link is the credential (domain/partner/sdk/links.ts; tests/partner/sdk.test.ts).
   /^\/api\/v2\/partner\/sdk\/packages\/:id\/download$/,
+  // Paid per message (the payment is the credential) and its price list; the sandbox facilitator's protocol endpoints.
+  /^\/api\/v1\/sms\/(send|rates)$/,
+  /^\/x402\/facilitator\/(supported|verify|settle)$/,
 ];
 
 /** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */
@@ -36,6 +39,7 @@ const PUBLIC_READS = [
   /^\/api\/v2\/baskets(\/:code)?$/,
   /^\/api\/v2\/gcu(\/composition|\/value-history)?$/,
   /^\/api\/v2\/gcu\/voting\/proposals(\/:id)?$/,
+  /^\/api\/v1\/sms\/info$/,
 ];
 
 /**
@@ -70,6 +74,12 @@ const PARTNER_ROWS = [
   'GET /api/v2/partner/sdk/generations/:id',
 ];
 
+/**
+ * Writes by HTTP method that need only the read permission (config.permission: 'read'): the MCP
+ * endpoint carries read tools and send_sms, which checks write itself (tests/mcp).
+ */
+const READ_PERMISSION_POSTS = ['POST /mcp'];
+
 /** Reserved for platform operators (config.admin): a customer gets 403 ADMIN_REQUIRED. */
 const OPERATOR_ONLY = [
   'GET /api/metrics',
@@ -100,6 +110,8 @@ const OPERATOR_ONLY = [
   'GET /api/v2/regtech/holds/:id',
   'POST /api/v2/regtech/holds/:id/release',
   'POST /api/v2/regtech/holds/:id/reject',
+  'POST /x402/endpoints',
+  'DELETE /x402/endpoints/:id',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */
@@ -305,6 +317,26 @@ beforeAll(async () => {
     [passkey, a.userId, passkeyCredential],
   );
   fixtures.push({ prefix: '/api/v2/mobile/auth/passkeys/', params: { id: passkey } });
+  // A's x402 payer wallet and agent key (stored rows; tests/x402 registers real ones by signature) and an SMS message of A's.
+  const walletAddress = '0x7e5f4552091a69125d5dfcb7b8c2659029395bdf';
+  await getPool().query(`INSERT INTO x402_wallets (id, environment, address, user_id, account_id) VALUES ($1, 'sandbox', $2, $3, $4)`, [newId('wal'), walletAddress, a.userId, account]);
+  const agentKey = await keyFor(a, { agent: true });
+  const smsId = newId('sms');
+  await getPool().query(
+    `INSERT INTO sms_messages (id, environment, owner_user_id, payer, payment_key, destination, country_code, sender, body, parts, encoding, price_usdc, status, payment_status, workflow_id)
+     VALUES ($1, 'sandbox', $2, $3, $1, '+4915112345678', 'DE', 'Matrix', 'hello', 1, 'GSM-7', 81000, 'sent', 'settled', 'sms-send-' || $1)`,
+    [smsId, a.userId, walletAddress],
+  );
+  fixtures.push(
+    { prefix: '/x402/wallets/', params: { address: walletAddress } },
+    { prefix: '/x402/spending-limits/payers/', params: { address: walletAddress } },
+    { prefix: '/x402/spending-limits/agents/', params: { key_id: agentKey.id } },
+    { prefix: '/x402/endpoints/', params: { id: `x402ep_${'0'.repeat(32)}` } },
+    { prefix: '/api/v1/sms/status/', params: { messageId: smsId } },
+  );
+  for (const id of [smsId, agentKey.id]) aIds.add(id);
+  BODIES['PUT /x402/spending-limits/payers/:address'] = { per_request_max: '1', daily_max: '2' };
+  BODIES['PUT /x402/spending-limits/agents/:key_id'] = { per_request_max: '1', daily_max: '2' };
   // Public (the link's signature is the credential): any id fills the path.
   fixtures.push({ prefix: '/api/v2/partner/sdk/packages/', params: { id: `sdkp_${'0'.repeat(32)}` } });
   aIds.add(passkey);
@@ -410,14 +442,14 @@ describe('authorization matrix', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('read-only key: 403 on every write, never 403 on a read', async () => {
+  it('read-only key: 403 on every write, never 403 on a read (or on a POST that needs only read)', async () => {
     const wrong: string[] = [];
     for (const r of routesOf(t.app)) {
       if (isPublic(r)) continue;
       const operatorOnly = OPERATOR_ONLY.includes(key(r));
       const headers = operatorOnly ? creds.operatorReadOnly : creds.readOnly;
       const res = await call(r.method, fill(r), headers, r.method === 'GET' ? undefined : {});
-      const expected403 = r.method !== 'GET';
+      const expected403 = r.method !== 'GET' && !READ_PERMISSION_POSTS.includes(key(r));
       if ((res.statusCode === 403) !== expected403) wrong.push(`${key(r)} -> ${res.statusCode} ${res.body.slice(0, 120)}`);
       if (expected403 && res.json().errors?.[0]?.code !== 'INSUFFICIENT_PERMISSIONS') wrong.push(`${key(r)} -> ${res.body.slice(0, 120)}`);
     }

@@ -44,7 +44,7 @@ const messageSchema = {
   },
 };
 const success = { success: { type: 'boolean' } };
-const smsErrors = { ...errorResponsesFor([400, 402, 405, 413, 414, 415, 422, 429, 500, 503]) };
+const smsErrors = errorResponses;
 
 /** The request's JSON with keys sorted: what a Payment challenge's digest binds (stable however the client orders keys). */
 const canonicalBody = (b: SmsRequest) => JSON.stringify({ from: b.from, message: b.message, to: b.to });

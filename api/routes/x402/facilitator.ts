@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { facilitatorSettle, facilitatorVerify } from '../../../domain/x402/sandbox-facilitator';
 import { facilitatorFor } from '../../../domain/x402/facilitator';
-import { publicErrorResponses, errorResponsesFor } from '../../schemas';
+import { errorResponses, publicErrorResponses } from '../../schemas';
 
 const TAGS = ['x402'];
 const body = {
@@ -30,7 +30,7 @@ export default async function x402FacilitatorRoutes(app: FastifyInstance) {
     '/x402/facilitator/verify',
     {
       config: { public: true, idempotency: false },
-      schema: { tags: TAGS, summary: 'Sandbox facilitator: would this payment settle now? (x402 v2 VerifyResponse)', security: [], body, response: { 200: open, ...errorResponsesFor([400, 405, 413, 414, 415, 422, 429, 500, 503]) } },
+      schema: { tags: TAGS, summary: 'Sandbox facilitator: would this payment settle now? (x402 v2 VerifyResponse)', security: [], body, response: { 200: open, ...errorResponses } },
     },
     async (request) => facilitatorVerify(request.body),
   );
@@ -43,7 +43,7 @@ export default async function x402FacilitatorRoutes(app: FastifyInstance) {
         summary: 'Sandbox facilitator: settle a payment on the ledger, once per authorization (x402 v2 SettleResponse)',
         security: [],
         body,
-        response: { 200: open, ...errorResponsesFor([400, 405, 413, 414, 415, 422, 429, 500, 503]) },
+        response: { 200: open, ...errorResponses },
       },
     },
     async (request) => facilitatorSettle(request.body),
