@@ -37,6 +37,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // A download link whose signature does not match (domain/partner/sdk/links.ts).
   LINK_INVALID: 403,
   LOGIN_SESSION_REQUIRED: 403,
+  // A provider callback whose signature does not match (domain/sms/callbacks.ts).
+  CALLBACK_SIGNATURE_INVALID: 403,
   PASSKEY_REQUIRED: 403,
   MODULE_NOT_ENABLED: 403,
   FEATURE_DISABLED: 403,
@@ -90,6 +92,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SANCTIONS_LIST_UNAVAILABLE: 503,
   WORKFLOW_UNAVAILABLE: 503,
   X402_NOT_CONFIGURED: 503,
+  SMS_CALLBACKS_NOT_CONFIGURED: 503,
   PAYMENT_FACILITATOR_UNAVAILABLE: 503,
 };
 

@@ -30,7 +30,7 @@ const PUBLIC = [
   // The signed, expiring link is the credential (domain/partner/sdk/links.ts; tests/partner/sdk.test.ts).
   /^\/api\/v2\/partner\/sdk\/packages\/:id\/download$/,
   // Paid per message (the payment is the credential) and its price list; the sandbox facilitator's protocol endpoints.
-  /^\/api\/v1\/sms\/(send|rates)$/,
+  /^\/api\/v1\/sms\/(send|rates|callbacks\/twilio)$/,
   /^\/x402\/facilitator\/(supported|verify|settle)$/,
 ];
 

@@ -205,3 +205,37 @@ describe('payment-gated SMS', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/sms/status/sms_x' })).statusCode).toBe(401);
   });
 });
+
+describe("Twilio's status callbacks", () => {
+  it('wake the message only with a valid X-Twilio-Signature over the configured URL and form', async () => {
+    const { twilioSignature } = await import('../../domain/sms/provider');
+    const form = { MessageSid: 'SM' + 'a'.repeat(32), MessageStatus: 'delivered' };
+    const post = (id: string, signature?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/sms/callbacks/twilio?message_id=${id}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { 'x-twilio-signature': signature } : {}) },
+        payload: new URLSearchParams(form).toString(),
+      });
+    expect((await post('sms_x', 'sig')).statusCode).toBe(503);
+    process.env.SMS_STATUS_CALLBACK_URL = 'https://bank.example/api/v1/sms/callbacks/twilio';
+    process.env.TWILIO_AUTH_TOKEN = 'test-twilio-auth-token';
+    try {
+      const body = { to: DELIVERS, from: 'MyBank', message: 'Callback' };
+      const sent = (await send(body, await credentialFor((await firstChallenge(body)).header))).json().data;
+      const url = `https://bank.example/api/v1/sms/callbacks/twilio?message_id=${sent.message_id}`;
+      const bad = await post(sent.message_id, twilioSignature('another-token', url, form));
+      expect(bad.statusCode).toBe(403);
+      expect(bad.json()).toMatchObject({ success: false, errors: [{ code: 'CALLBACK_SIGNATURE_INVALID' }] });
+      expect((await post(sent.message_id)).statusCode).toBe(403);
+      expect((await post(sent.message_id, twilioSignature('test-twilio-auth-token', url, form))).statusCode).toBe(204);
+      // The woken workflow reads the report itself: the sandbox says delivered once 5 s have passed.
+      expect((await waitForStatus(sent.message_id, (s) => s === 'delivered')).status).toBe('delivered');
+      const unknown = `https://bank.example/api/v1/sms/callbacks/twilio?message_id=sms_unknown`;
+      expect((await post('sms_unknown', twilioSignature('test-twilio-auth-token', unknown, form))).statusCode).toBe(404);
+    } finally {
+      delete process.env.SMS_STATUS_CALLBACK_URL;
+      delete process.env.TWILIO_AUTH_TOKEN;
+    }
+  }, 30_000);
+});

@@ -100,6 +100,16 @@ describe('monetized endpoints', () => {
     const otherNetwork = await signAuthorization(payer, { ...req, network: 'eip155:8453' }, 8453);
     expect((await get(`/api/v2/accounts/${acct}/transactions`, paymentHeader(otherNetwork))).json().errors[0].code).toBe('PAYMENT_TERMS_MISMATCH');
     expect((await get(`/api/v2/accounts/${acct}/transactions`, { 'payment-signature': 'not base64!' })).json().errors[0].code).toBe('PAYMENT_MALFORMED');
+    // The same signature in its high-s twin (s' = n - s, v flipped) recovers the same key, but USDC's ECRecover refuses it.
+    const good = await signAuthorization(payer, req, 84532);
+    const sig = (good.payload as { signature: string }).signature;
+    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const highS = (n - BigInt(`0x${sig.slice(66, 130)}`)).toString(16).padStart(64, '0');
+    const v = Number.parseInt(sig.slice(130), 16) === 27 ? '1c' : '1b';
+    const twin = { ...good, payload: { ...(good.payload as object), signature: `${sig.slice(0, 66)}${highS}${v}` } };
+    const refused = await get(`/api/v2/accounts/${acct}/transactions`, paymentHeader(twin));
+    expect(refused.json().errors[0].code).toBe('PAYMENT_INVALID_SIGNATURE');
+    expect(refused.json().errors[0].detail).toMatch(/low s/);
     expect([await revenue(), await settledCount()]).toEqual(before);
   });
 

@@ -19,6 +19,7 @@ import { envelope, errorResponses, errorResponsesFor, optionalAuthSecurity, time
 import { principalOf } from '../../types';
 import { readerEnvironment } from '../caller';
 import { sendPaymentRequired } from './challenge';
+import smsCallbackRoutes from './callbacks';
 
 const TAGS = ['SMS'];
 const nstr = { type: ['string', 'null'] };
@@ -55,6 +56,7 @@ export default async function smsRoutes(app: FastifyInstance) {
     if (typeof payload !== 'string' || !payload.startsWith('{') || payload.startsWith('{"success"')) return payload;
     return `{"success":${reply.statusCode < 400},${payload.slice(1)}`;
   });
+  await app.register(smsCallbackRoutes);
 
   app.post<{ Body: SmsRequest }>(
     '/api/v1/sms/send',
