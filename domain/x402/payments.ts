@@ -122,19 +122,7 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
       await holdToLimits(c, { environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null, amount: usdc, paymentId: id, locked: true });
       const payerBook = book ?? (await ensureChainLedgerAccount(c, wallet.accountId, 'USDC', terms.network.bookChain));
       const revenue = await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c);
-      const entry = entryPayload({
-        environment: ctx.environment,
-        idempotencyKey: key,
-        type: 'x402_payment',
-        description: `${ctx.purpose} payment for ${ctx.resource}`,
-        reference: id,
-        userId: wallet.userId,
-        lines: [
-          { accountId: payerBook, direction: 'debit', amount: usdc, transactionType: 'fee' },
-          { accountId: revenue, direction: 'credit', amount: usdc },
-        ],
-        metadata: { x402_payment_id: id, network: terms.network.network, payer, nonce: signed.authorization.nonce, purpose: ctx.purpose },
-      });
+      const entry = paymentEntry(ctx, key, id, payerBook, revenue, usdc, { payer, nonce: signed.authorization.nonce, network: terms.network.network }, wallet.userId);
       const settled = await postAndMarkSettled(c, id, entry, sandboxTxHash(key)).catch((err) => {
         const e = toLedgerError(err);
         if (e instanceof LedgerError && e.code === 'INSUFFICIENT_FUNDS') {
@@ -163,23 +151,34 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
     throw new DomainError(outcome.code, outcome.reason);
   }
   return withTransaction(async (c) => {
-    const entry = entryPayload({
-      environment: ctx.environment,
-      idempotencyKey: key,
-      type: 'x402_payment',
-      description: `${ctx.purpose} payment for ${ctx.resource}`,
-      reference: id,
-      lines: [
-        { accountId: await systemAccount(ctx.environment, 'USDC', 'settlement', key, c), direction: 'debit', amount: usdc },
-        { accountId: await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c), direction: 'credit', amount: usdc },
-      ],
-      metadata: { x402_payment_id: id, network: terms.network.network, payer, transaction: outcome.transaction, purpose: ctx.purpose },
-    });
+    const settlement = await systemAccount(ctx.environment, 'USDC', 'settlement', key, c);
+    const revenue = await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c);
+    const entry = paymentEntry(ctx, key, id, settlement, revenue, usdc, { payer, transaction: outcome.transaction, network: terms.network.network }, null);
     const settled = await postAndMarkSettled(c, id, entry, outcome.transaction).catch((err) => {
       throw toLedgerError(err);
     });
     await ctx.onSettled?.(c, settled);
     return settled;
+  });
+}
+
+/**
+ * The payment's balanced entry: `from` (the payer's book, or the settlement account where money
+ * arrived on chain) to fee revenue, keyed by the authorization. The payer's line shows as a fee.
+ */
+function paymentEntry(ctx: PaymentContext, key: string, id: string, from: string, revenue: string, usdc: string, facts: Record<string, string>, userId: string | null) {
+  return entryPayload({
+    environment: ctx.environment,
+    idempotencyKey: key,
+    type: 'x402_payment',
+    description: `${ctx.purpose} payment for ${ctx.resource}`,
+    reference: id,
+    userId,
+    lines: [
+      { accountId: from, direction: 'debit', amount: usdc, transactionType: 'fee' },
+      { accountId: revenue, direction: 'credit', amount: usdc },
+    ],
+    metadata: { x402_payment_id: id, purpose: ctx.purpose, ...facts },
   });
 }
 

@@ -178,3 +178,15 @@ export async function withBenchTemporal(label: string, taskQueue: string, fn: (a
     await temporal.teardown();
   }
 }
+
+/** The whole API in this process for an in-process bench (Fastify inject): rate limits out of the way, its own limiter. */
+export async function benchApp() {
+  process.env.RATE_LIMIT_PER_MINUTE = '1000000000';
+  process.env.RATE_LIMIT_PER_HOUR = '1000000000';
+  process.env.JWT_SECRET ??= 'bench-secret-bench-secret-bench-secret';
+  const { buildApp } = await import('../../api/app');
+  const { MemoryRateLimiter } = await import('../../domain/platform/rate-limiter');
+  const app = await buildApp({ logger: false, rateLimiter: new MemoryRateLimiter() });
+  await app.ready();
+  return app;
+}

@@ -9,18 +9,13 @@ import { moveCash } from '../../domain/cash';
 import { getPool } from '../../domain/db/pool';
 import { loadConfig } from '../../domain/platform/config';
 import { createTransferService } from '../../domain/transfers';
-import { drive, percentile, report, withBenchDatabase } from './common';
+import { benchApp, drive, percentile, report, withBenchDatabase } from './common';
 
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '4', 10);
 const SECONDS = Number.parseInt(process.env.BENCH_SECONDS ?? '8', 10);
 
 export async function benchMobileFeed(): Promise<void> {
   await withBenchDatabase(async () => {
-    process.env.RATE_LIMIT_PER_MINUTE = '1000000000';
-    process.env.RATE_LIMIT_PER_HOUR = '1000000000';
-    process.env.JWT_SECRET ??= 'bench-secret-bench-secret-bench-secret';
-    const { buildApp } = await import('../../api/app');
-    const { MemoryRateLimiter } = await import('../../domain/platform/rate-limiter');
     const pool = getPool();
     const a = (await registerUser('Ada Payer', 'ada@bench.test', 'bench-password-123'))!;
     const b = (await registerUser('Ben Payee', 'ben@bench.test', 'bench-password-123'))!;
@@ -53,8 +48,7 @@ export async function benchMobileFeed(): Promise<void> {
     await pool.query('VACUUM ANALYZE');
     console.log(`seeded 10,000 feed items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const { value } = await createApiKey({ userId: a.id, name: 'bench', environment: 'sandbox', permissions: ['read'] });
-    const app = await buildApp({ logger: false, rateLimiter: new MemoryRateLimiter() });
-    await app.ready();
+    const app = await benchApp();
     const headers = { authorization: `Bearer ${value}` };
     if (process.env.BENCH_EXPLAIN) {
       const { explainFeed } = await import('../../domain/mobile/activity');

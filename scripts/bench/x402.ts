@@ -13,7 +13,7 @@ import { getPool } from '../../domain/db/pool';
 import { systemBalance } from '../../domain/ledger';
 import { fundUsdc, payWithClient, testPayer } from '../../tests/x402/helpers';
 import { walletRegistrationMessage, registerWallet } from '../../domain/x402/wallets';
-import { report, withBenchDatabase, type Run } from './common';
+import { benchApp, report, withBenchDatabase, type Run } from './common';
 
 const CONCURRENCY = Number.parseInt(process.env.BENCH_CONCURRENCY ?? '32', 10);
 const PAYERS = Number.parseInt(process.env.BENCH_X402_PAYERS ?? '64', 10);
@@ -21,18 +21,12 @@ const REQUESTS = Number.parseInt(process.env.BENCH_X402_REQUESTS ?? '6000', 10);
 
 export async function benchX402(): Promise<void> {
   await withBenchDatabase(async () => {
-    process.env.RATE_LIMIT_PER_MINUTE = '1000000000';
-    process.env.RATE_LIMIT_PER_HOUR = '1000000000';
-    process.env.JWT_SECRET ??= 'bench-secret-bench-secret-bench-secret';
-    const { buildApp } = await import('../../api/app');
-    const { MemoryRateLimiter } = await import('../../domain/platform/rate-limiter');
     const user = (await registerUser('Agent Owner', 'owner@bench.test', 'bench-password-123'))!;
     const op = (await registerUser('Operator', 'op@bench.test', 'bench-password-123'))!;
     await getPrisma().user.update({ where: { id: op.id }, data: { isAdmin: true } });
     const key = (await createApiKey({ userId: user.id, name: 'bench', environment: 'sandbox', permissions: ['read', 'write'] })).value;
     const opKey = (await createApiKey({ userId: op.id, name: 'op', environment: 'sandbox', permissions: ['read', 'write'] })).value;
-    const app = await buildApp({ logger: false, rateLimiter: new MemoryRateLimiter() });
-    await app.ready();
+    const app = await benchApp();
     const headers = { authorization: `Bearer ${key}` };
     const reg = await app.inject({
       method: 'POST',

@@ -2,16 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { decimalFromNumber, slippageBpsOfFraction } from '../../domain/defi/operations';
 import { DomainError } from '../../domain/platform/errors';
-
-function refusal(f: () => unknown): DomainError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a DomainError');
-}
+import { refusal } from '../helpers/refusal';
 
 describe('decimalFromNumber', () => {
   it('keeps a plain decimal as written', () => {

@@ -32,6 +32,7 @@ import { platformOpenApiDocument, sdkDocument } from '../../domain/partner/sdk/s
 import { DomainError } from '../../domain/platform/errors';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
+import { refusal } from '../helpers/refusal';
 
 const run = promisify(execFile);
 
@@ -48,17 +49,6 @@ afterAll(async () => {
 });
 
 const scope = () => ({ userId: t.user.userId, environment: 'sandbox' as const });
-
-/** The DomainError a call throws (or fails the test). */
-function refusal(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('the request, in both forms of the spec', () => {
   it('normalizes the single form and the multiple form', () => {

@@ -4,16 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { statusForCode } from '../../api/error-status';
 import { countryNameOf, parseDestination, toE164 } from '../../domain/sms/phone';
 import { DomainError } from '../../domain/platform/errors';
-
-function refusal(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../helpers/refusal';
 
 describe('parseDestination', () => {
   it.each([

@@ -2,19 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { countSegments, maxMessageChars } from '../../domain/sms/segments';
 import { DomainError } from '../../domain/platform/errors';
 import { statusForCode } from '../../api/error-status';
+import { refusal } from '../helpers/refusal';
 
 const a = (n: number) => 'a'.repeat(n);
 const EMOJI = '😀'; // U+1F600, a surrogate pair: 2 UTF-16 units
-
-function refusal(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('GSM-7', () => {
   it.each([

@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { statusForCode } from '../../api/error-status';
 import { DomainError } from '../../domain/platform/errors';
 import { parseSender } from '../../domain/sms/sender';
-
-function refusal(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../helpers/refusal';
 
 describe('parseSender', () => {
   it.each([

@@ -1,0 +1,12 @@
+import { DomainError } from '../../domain/platform/errors';
+
+/** The DomainError a call throws (anything else is rethrown; no throw fails the test). */
+export function refusal(fn: () => unknown): DomainError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof DomainError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
