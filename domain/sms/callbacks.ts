@@ -13,7 +13,8 @@ import { smsWorkflowId } from './send';
 
 export async function acceptTwilioStatusCallback(input: { messageId: string; signature: string | undefined; params: Record<string, string | string[]> }): Promise<{ woke: boolean }> {
   const cfg = loadConfig();
-  if (!cfg.smsStatusCallbackUrl || !cfg.twilioAuthToken) throw new DomainError('SMS_CALLBACKS_NOT_CONFIGURED', 'Status callbacks need SMS_STATUS_CALLBACK_URL and TWILIO_AUTH_TOKEN');
+  // Without the URL and token nothing can be verified: every callback is refused like a forged one.
+  if (!cfg.smsStatusCallbackUrl || !cfg.twilioAuthToken) throw new DomainError('CALLBACK_SIGNATURE_INVALID', 'Status callbacks are not configured here (SMS_STATUS_CALLBACK_URL, TWILIO_AUTH_TOKEN)');
   const url = new URL(cfg.smsStatusCallbackUrl);
   url.searchParams.set('message_id', input.messageId);
   if (!verifyTwilioSignature(cfg.twilioAuthToken, input.signature, url.toString(), input.params)) {

@@ -217,7 +217,7 @@ describe("Twilio's status callbacks", () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { 'x-twilio-signature': signature } : {}) },
         payload: new URLSearchParams(form).toString(),
       });
-    expect((await post('sms_x', 'sig')).statusCode).toBe(503);
+    expect((await post('sms_x', 'sig')).statusCode).toBe(403);
     process.env.SMS_STATUS_CALLBACK_URL = 'https://bank.example/api/v1/sms/callbacks/twilio';
     process.env.TWILIO_AUTH_TOKEN = 'test-twilio-auth-token';
     try {
