@@ -24,6 +24,7 @@ import partnerRoutes from './partner';
 import x402Routes from './x402';
 import smsRoutes from './sms';
 import mcpRoutes from './mcp';
+import aiRoutes from './ai';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -52,4 +53,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(x402Routes);
   await app.register(smsRoutes);
   await app.register(mcpRoutes);
+  await app.register(aiRoutes);
 }

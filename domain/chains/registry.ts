@@ -188,6 +188,11 @@ export function tokenForAsset(chain: string, assetCode: string): TokenInfo | nul
 }
 
 /** The asset's home chain (its '' book), or null for assets that live on no chain (fiat, gold, GCU). */
+/** Every asset's home chain (the chain its '' book stands for). */
+export function homeChains(): Readonly<Record<string, string>> {
+  return HOME_CHAINS;
+}
+
 export function homeChain(assetCode: string): string | null {
   return HOME_CHAINS[typeof assetCode === 'string' ? assetCode.toUpperCase() : ''] ?? null;
 }

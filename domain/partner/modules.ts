@@ -14,6 +14,8 @@ const MODULE_BY_TAG: Record<string, Module> = {
   Transfers: 'accounts',
   'Transfers (unversioned)': 'accounts',
   Ledger: 'accounts',
+  // Questions about the caller's own transactions.
+  'AI queries': 'accounts',
   'Payment rails': 'payments',
   Interledger: 'payments',
   // HTTP-native payments: payment-gated SMS and x402.

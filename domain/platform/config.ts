@@ -208,6 +208,15 @@ export function loadConfig() {
     // unset: set the same value on every API instance), and the spending limits in USDC that apply when
     // an owner has set none: per payer wallet and per agent key, per request and per UTC day.
     x402PayTo: (process.env.X402_PAY_TO_ADDRESS || '').trim(),
+    // Natural-language transaction queries (domain/ai, docs/ai-queries.md): an optional
+    // OpenAI-compatible model (base URL such as https://api.openai.com/v1, model name, key; off when
+    // unset: the deterministic parser answers), how long to wait for it, and the time zone relative
+    // dates are read in when a request names none.
+    aiModelBaseUrl: (process.env.AI_MODEL_BASE_URL || '').trim().replace(/\/+$/, ''),
+    aiModelName: (process.env.AI_MODEL_NAME || '').trim(),
+    aiModelApiKey: process.env.AI_MODEL_API_KEY ?? '',
+    aiModelTimeoutMs: int('AI_MODEL_TIMEOUT_MS', 3000),
+    aiDefaultTimeZone: (process.env.AI_DEFAULT_TIME_ZONE || 'UTC').trim(),
     x402FacilitatorUrl: (process.env.X402_FACILITATOR_URL || '').trim().replace(/\/+$/, ''),
     x402FacilitatorToken: process.env.X402_FACILITATOR_TOKEN ?? '',
     x402MaxTimeoutSeconds: int('X402_MAX_TIMEOUT_SECONDS', 300),

@@ -24,6 +24,24 @@ export function riskLimits(): RiskLimits {
 }
 
 /**
+ * The risk score of a movement, in [0, 1]: its USD value as a share of the review threshold, capped
+ * at 1; 1 when it carries a compliance flag. A transfer scoring 1 waits for review (assessRisk).
+ * riskScoreSql is the same rule for a query over many rows (domain/ai): keep the two together.
+ */
+export function riskScore(usd: string, flagged: boolean, limits = riskLimits()): number {
+  // The decision is exact (decimal comparison); below the threshold the score is a display ratio.
+  if (flagged || compareAmounts(usd, limits.reviewThresholdUsd) >= 0) return 1;
+  return Math.min(0.9999, Math.max(0, Math.round((Number(usd) / Number(limits.reviewThresholdUsd)) * 10_000) / 10_000));
+}
+
+/** riskScore in SQL: `usd` and `flagged` are SQL expressions, `threshold` a bound parameter ($n). */
+export function riskScoreSql(usd: string, flagged: string, threshold: string): string {
+  // The boundary is an exact numeric comparison; below it the display ratio is computed in float8 (fast over many rows).
+  return `(CASE WHEN ${flagged} OR ${usd} >= ${threshold}::numeric THEN 1::float8 WHEN ${usd} IS NULL THEN 0::float8
+           ELSE least(0.9999, greatest(0, round((${usd}::float8 / ${threshold}::float8)::numeric, 4)::float8)) END)`;
+}
+
+/**
  * Limits and risk for a workflow transfer, after its funds are reserved: the account's rolling
  * 24-hour outgoing volume (completed and in-flight transfers, in USD) against the daily limit,
  * then the review threshold for large single transfers.
@@ -49,7 +67,7 @@ export async function assessRisk(t: Transfer, client: Queryable, limits = riskLi
       usd_equivalent: usd,
     };
   }
-  if (compareAmounts(usd, limits.reviewThresholdUsd) >= 0) {
+  if (riskScore(usd, false, limits) >= 1) {
     return { decision: 'review', reason: `Amount of ${usd} USD is at or above the review threshold`, usd_equivalent: usd };
   }
   return { decision: 'approve', reason: 'Within limits', usd_equivalent: usd };

@@ -12,6 +12,8 @@ import { benchPasskeys } from './passkeys';
 import { benchMobileFeed } from './mobile-feed';
 import { benchSdk } from './sdk';
 import { benchX402 } from './x402';
+import { benchAi } from './ai';
+import { benchAiParse } from './ai-parse';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -25,6 +27,8 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['Mobile activity feed', benchMobileFeed],
   ['SDK generation', benchSdk],
   ['x402 paid requests', benchX402],
+  ['AI query parser', benchAiParse],
+  ['AI transaction queries', benchAi],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

@@ -148,9 +148,10 @@ describe('the OpenAPI document the SDKs are generated from', () => {
     expect(paths).not.toContain('/api/accounts');
     expect(paths.some((p) => p.startsWith('/api/v2/defi') || p.startsWith('/api/v2/mobile'))).toBe(false);
     expect(paths.some((p) => p.endsWith('/freeze') || p === '/api/metrics')).toBe(false);
-    // The ledger is published only under v1 (Versioning rule 2): an accounts SDK for v2 has it there.
+    // The ledger and AI transaction queries are published only under v1 (Versioning rule 2): an accounts SDK for v2 has them there.
     expect(paths).toContain('/api/v1/ledger/entries');
-    expect(paths.filter((p) => p.startsWith('/api/v1/') && !p.startsWith('/api/v1/ledger'))).toEqual([]);
+    expect(paths).toContain('/api/v1/ai/transactions');
+    expect(paths.filter((p) => p.startsWith('/api/v1/') && !p.startsWith('/api/v1/ledger') && !p.startsWith('/api/v1/ai/'))).toEqual([]);
     expect(doc.components.schemas.ErrorEnvelope).toBeDefined();
     expect(doc.paths['/api/v2/accounts'].get.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
     // Deterministic: the same inputs, the same text; other inputs, another hash.

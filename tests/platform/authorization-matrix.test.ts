@@ -78,7 +78,7 @@ const PARTNER_ROWS = [
  * Writes by HTTP method that need only the read permission (config.permission: 'read'): the MCP
  * endpoint carries read tools and send_sms, which checks write itself (tests/mcp).
  */
-const READ_PERMISSION_POSTS = ['POST /mcp'];
+const READ_PERMISSION_POSTS = ['POST /mcp', 'POST /api/v1/ai/transactions', 'POST /ai/query'];
 
 /** Reserved for platform operators (config.admin): a customer gets 403 ADMIN_REQUIRED. */
 const OPERATOR_ONLY = [
