@@ -58,6 +58,15 @@ const HOME_CHAIN_SQL = (asset: string) =>
     .map(([a, c]) => `WHEN '${a}' THEN '${c}'`)
     .join(' ')} ELSE NULL END)`;
 
+/** The ledger transaction types a classified type can come from (the others depend on the entry: any line type). */
+const LINE_TYPES: Partial<Record<string, string[]>> = {
+  deposit: ['deposit'],
+  withdrawal: ['withdrawal'],
+  transfer: ['transfer_in', 'transfer_out'],
+  fee: ['fee'],
+  reversal: ['reversal'],
+};
+
 /**
  * The classified rows: one per customer ledger line of the scope. Built once per query; the date
  * range is applied here so the (user_id, environment, created_at) index bounds the scan.
@@ -68,6 +77,11 @@ function baseSql(p: (v: unknown) => string, scope: AiScope, f: TransactionFilter
   if (scope.accountId) where.push(`l.account_id = ${p(scope.accountId)}`);
   if (f.dateFrom) where.push(`l.created_at >= ${p(f.dateFrom)}::timestamptz`);
   if (f.dateTo) where.push(`l.created_at < ${p(f.dateTo)}::timestamptz`);
+  // Necessary conditions of the later filters, on the line itself, so selective questions classify fewer lines.
+  const lineTypes = f.types.length > 0 && f.types.every((t) => t in LINE_TYPES) ? f.types.flatMap((t) => LINE_TYPES[t]) : null;
+  if (lineTypes) where.push(`l.txn_type = ANY(${p(lineTypes)}::text[])`);
+  if (f.direction) where.push(`l.direction = ${p(f.direction === 'in' ? 'credit' : 'debit')}`);
+  if (f.currency && f.currency !== 'USD') where.push(`l.asset_code = ${p(f.currency)}`);
   return `
     -- The latest USD rate of each asset: one index probe per asset, however long the rate history.
     rate AS (SELECT a.code AS base_asset, (SELECT x.rate FROM exchange_rates x WHERE x.base_asset = a.code AND x.quote_asset = 'USD' ORDER BY x.as_of DESC, x.id DESC LIMIT 1) AS rate FROM assets a),
