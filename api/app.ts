@@ -22,6 +22,8 @@ export interface BuildAppOptions {
   rateLimiter?: RateLimiter;
   /** The transfer service the routes use; by default one on the process's pool. */
   transfers?: TransferService;
+  /** Where log lines go (default stdout); tests read them to check what is redacted. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** The whole HTTP API: conventions (plugins) first, then every route area. */
@@ -33,11 +35,17 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
         ? false
         : {
             level: cfg.logLevel,
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
             // Secrets never reach the logs, whatever a serializer adds later.
             redact: {
               paths: [
                 'req.headers.authorization',
                 'req.headers["x-partner-key"]',
+                // Signed payment authorizations are bearer instruments until settled.
+                'req.headers["payment-signature"]',
+                'req.headers["x-payment-signature"]',
+                'req.headers["x-payment-payload"]',
+                'req.headers["x-twilio-signature"]',
                 'req.headers.cookie',
                 '*.password',
                 '*.password_confirmation',
