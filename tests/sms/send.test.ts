@@ -193,6 +193,7 @@ describe('payment-gated SMS', () => {
   it('rates and info are public', async () => {
     const rate = await t.app.inject({ method: 'GET', url: '/api/v1/sms/rates?country=de' });
     expect(rate.statusCode).toBe(200);
+    expect(rate.body.match(/"success"/g)).toHaveLength(1);
     expect(rate.json()).toMatchObject({ success: true, data: { country: 'Germany', country_code: 'DE' } });
     expect(rate.json().data.rate_usdc).toMatch(/^[1-9][0-9]*$/);
     const bad = await t.app.inject({ method: 'GET', url: '/api/v1/sms/rates?country=XX' });

@@ -53,8 +53,10 @@ const canonicalBody = (b: SmsRequest) => JSON.stringify({ from: b.from, message:
 export default async function smsRoutes(app: FastifyInstance) {
   // The SMS variant of the envelope: `success` beside `data`, on refusals too.
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (typeof payload !== 'string' || !payload.startsWith('{') || payload.startsWith('{"success"')) return payload;
-    return `{"success":${reply.statusCode < 400},${payload.slice(1)}`;
+    if (typeof payload !== 'string' || !payload.startsWith('{')) return payload;
+    const body = JSON.parse(payload) as Record<string, unknown>;
+    if (typeof body.success === 'boolean') return payload;
+    return JSON.stringify({ success: reply.statusCode < 400, ...body });
   });
   await app.register(smsCallbackRoutes);
 
