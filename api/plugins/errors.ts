@@ -71,12 +71,19 @@ export function validationErrors(validation: AjvError[], context: string | undef
   });
 }
 
+/** The error envelope: the one shape of every refusal, whoever writes it (the handler, a hook's payload). */
+export function errorEnvelope(requestId: string, errors: ErrorObject[]) {
+  return { data: null, errors, meta: { request_id: requestId } };
+}
+
+/** One error object for a refusal code and message, with the status the code maps to. */
+export function errorObject(status: number, code: string, detail: string): ErrorObject {
+  return { status: String(status), code, title: titleFor(status), detail };
+}
+
 export function sendErrors(reply: FastifyReply, status: number, errors: ErrorObject[], headers?: Record<string, string>) {
   if (headers) reply.headers(headers);
-  return reply
-    .code(status)
-    .type('application/json; charset=utf-8')
-    .send({ data: null, errors, meta: { request_id: reply.request.id } });
+  return reply.code(status).type('application/json; charset=utf-8').send(errorEnvelope(reply.request.id, errors));
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

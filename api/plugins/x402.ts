@@ -15,7 +15,7 @@ import { facilitatorFor } from '../../domain/x402/facilitator';
 import { paymentRequiredHeaders, paymentResponseHeaders, readPaymentHeaders, type Resource } from '../../domain/x402/http';
 import { settlePayment } from '../../domain/x402/payments';
 import { statusForCode } from '../error-status';
-import { titleFor } from '../errors';
+import { errorEnvelope, errorObject } from './errors';
 import { baseUrlOf } from '../routes/caller';
 
 interface PendingPayment {
@@ -34,7 +34,7 @@ declare module 'fastify' {
 
 function refusal(request: FastifyRequest, code: string, detail: string) {
   const status = statusForCode(code);
-  return { status, body: JSON.stringify({ data: null, errors: [{ status: String(status), code, title: titleFor(status), detail }], meta: { request_id: request.id } }) };
+  return { status, body: JSON.stringify(errorEnvelope(request.id, [errorObject(status, code, detail)])) };
 }
 
 export function registerX402(app: FastifyInstance): void {

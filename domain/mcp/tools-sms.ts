@@ -116,7 +116,7 @@ export function registerSmsTools(server: McpServer, p: Principal, ctx: McpToolCo
         if (raw === undefined) return challenge(paymentRequired(offers, resource));
         try {
           const paid = paymentOf(raw, p.environment, offers);
-          const { message, payment } = await sendPaidSms(req, paid, {
+          const { message, payment } = await sendPaidSms(req, quote, paid, {
             environment: p.environment,
             agentKeyId: p.agent && p.kind === 'api_key' ? p.credentialId : null,
             ownerUserId: p.userId,

@@ -126,13 +126,14 @@ export interface SmsSendInput {
  * the message recorded, and the send workflow started; answers once the workflow has settled and
  * submitted it (status sent), or failed. A payment the settlement refuses (replayed nonce, funds,
  * spending limits) is thrown as its PAYMENT_* / SPENDING_LIMIT_EXCEEDED refusal: nothing was paid.
+ * `quote` is the caller's quoteSms of this same request (it priced the offers the payment answers).
  */
 export async function sendPaidSms(
   req: SmsRequest,
+  quote: SmsQuote,
   payment: { signed: SignedAuthorization; terms: PaymentTerms },
   ctx: { environment: Environment; agentKeyId: string | null; ownerUserId: string | null },
 ): Promise<{ message: SmsMessageView; payment: X402Payment | null }> {
-  const quote = await quoteSms(req);
   const sender = parseSender(req.from);
   const payer = await verifyAuthorization(payment.signed, payment.terms);
   const { rows } = await getPool().query<{ user_id: string }>('SELECT user_id FROM x402_wallets WHERE environment = $1 AND address = $2', [ctx.environment, payer.toLowerCase()]);

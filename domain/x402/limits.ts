@@ -32,25 +32,40 @@ export function defaultLimit(type: LimitSubject): Limit {
     : { perRequestMax: cfg.x402AgentPerRequestUsdc, dailyMax: cfg.x402AgentDailyUsdc, custom: false };
 }
 
-async function limitOf(c: Queryable, environment: Environment, type: LimitSubject, subject: string): Promise<Limit> {
-  const { rows } = await c.query<{ per: string | null; daily: string | null }>(
-    `SELECT per_request_max::text AS per, daily_max::text AS daily FROM x402_spending_limits WHERE environment = $1 AND subject_type = $2 AND subject = $3`,
-    [environment, type, subject],
-  );
-  const d = defaultLimit(type);
-  if (!rows[0]) return d;
-  return { perRequestMax: rows[0].per ?? d.perRequestMax, dailyMax: rows[0].daily ?? d.dailyMax, custom: true };
+interface SubjectState {
+  type: LimitSubject;
+  subject: string;
+  limit: Limit;
+  /** USDC spent (settling or settled) since the start of the UTC day. */
+  spent: string;
 }
 
-/** USDC spent (settling or settled) by a subject since the start of the UTC day. */
-async function spentToday(c: Queryable, environment: Environment, type: LimitSubject, subject: string): Promise<string> {
-  const column = type === 'payer' ? 'payer' : 'agent_key_id';
-  const { rows } = await c.query<{ s: string }>(
-    `SELECT coalesce(sum(amount), 0)::text AS s FROM x402_payments
-      WHERE environment = $1 AND ${column} = $2 AND status IN ('settling', 'settled') AND created_at >= ${TODAY}`,
-    [environment, subject],
+/**
+ * Each subject's limit (the owner's, else the default) and today's spending, in one statement: the
+ * one reading of budgets, for enforcement and for the views alike.
+ */
+async function readLimits(c: Queryable, environment: Environment, subjects: [LimitSubject, string][]): Promise<SubjectState[]> {
+  if (subjects.length === 0) return [];
+  const { rows } = await c.query<{ type: LimitSubject; subject: string; per: string | null; daily: string | null; spent: string }>(
+    `SELECT s.type, s.subject, l.per_request_max::text AS per, l.daily_max::text AS daily,
+            coalesce(CASE WHEN s.type = 'payer'
+              THEN (SELECT sum(x.amount) FROM x402_payments x WHERE x.environment = $1 AND x.payer = s.subject AND x.status IN ('settling', 'settled') AND x.created_at >= ${TODAY})
+              ELSE (SELECT sum(x.amount) FROM x402_payments x WHERE x.environment = $1 AND x.agent_key_id = s.subject AND x.status IN ('settling', 'settled') AND x.created_at >= ${TODAY})
+            END, 0)::text AS spent
+       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS s(type, subject, i)
+       LEFT JOIN x402_spending_limits l ON l.environment = $1 AND l.subject_type = s.type AND l.subject = s.subject
+      ORDER BY s.i`,
+    [environment, subjects.map(([t]) => t), subjects.map(([, x]) => x)],
   );
-  return atomicToUsdc(rows[0].s);
+  return rows.map((r) => {
+    const d = defaultLimit(r.type);
+    return {
+      type: r.type,
+      subject: r.subject,
+      limit: { perRequestMax: r.per ?? d.perRequestMax, dailyMax: r.daily ?? d.dailyMax, custom: r.per !== null || r.daily !== null },
+      spent: atomicToUsdc(r.spent),
+    };
+  });
 }
 
 function refuseOver(type: LimitSubject, subject: string, amount: string, limit: Limit, spent: string): void {
@@ -92,21 +107,7 @@ export async function holdToLimits(
   const subjects: [LimitSubject, string][] = [['payer', p.payer.toLowerCase()]];
   if (p.agentKeyId) subjects.push(['agent', p.agentKeyId]);
   if (!p.locked) await c.query('SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, i) ORDER BY i', [limitLockKeys(p)]);
-  const { rows } = await c.query<{ type: LimitSubject; per: string | null; daily: string | null; spent: string }>(
-    `SELECT s.type, l.per_request_max::text AS per, l.daily_max::text AS daily,
-            coalesce(CASE WHEN s.type = 'payer'
-              THEN (SELECT sum(x.amount) FROM x402_payments x WHERE x.environment = $1 AND x.payer = s.subject AND x.status IN ('settling', 'settled') AND x.created_at >= ${TODAY})
-              ELSE (SELECT sum(x.amount) FROM x402_payments x WHERE x.environment = $1 AND x.agent_key_id = s.subject AND x.status IN ('settling', 'settled') AND x.created_at >= ${TODAY})
-            END, 0)::text AS spent
-       FROM unnest($2::text[], $3::text[]) AS s(type, subject)
-       LEFT JOIN x402_spending_limits l ON l.environment = $1 AND l.subject_type = s.type AND l.subject = s.subject`,
-    [p.environment, subjects.map(([t]) => t), subjects.map(([, s]) => s)],
-  );
-  for (const r of rows) {
-    const d = defaultLimit(r.type);
-    const subject = subjects.find(([t]) => t === r.type)![1];
-    refuseOver(r.type, subject, p.amount, { perRequestMax: r.per ?? d.perRequestMax, dailyMax: r.daily ?? d.dailyMax, custom: r.per !== null || r.daily !== null }, atomicToUsdc(r.spent));
-  }
+  for (const st of await readLimits(c, p.environment, subjects)) refuseOver(st.type, st.subject, p.amount, st.limit, st.spent);
 }
 
 export interface LimitView {
@@ -118,11 +119,9 @@ export interface LimitView {
   remainingToday: string;
 }
 
-async function view(c: Queryable, environment: Environment, type: LimitSubject, subject: string, label: string | null): Promise<LimitView> {
-  const limit = await limitOf(c, environment, type, subject);
-  const spent = await spentToday(c, environment, type, subject);
-  const remaining = Decimal.max(0, new Decimal(limit.dailyMax).minus(spent)).toFixed(6);
-  return { subjectType: type, subject, label, limit, spentToday: spent, remainingToday: remaining };
+function view(st: SubjectState, label: string | null): LimitView {
+  const remaining = Decimal.max(0, new Decimal(st.limit.dailyMax).minus(st.spent)).toFixed(6);
+  return { subjectType: st.type, subject: st.subject, label, limit: st.limit, spentToday: st.spent, remainingToday: remaining };
 }
 
 /** The caller's wallets and agent keys in the environment, with their limits and today's spending. */
@@ -135,9 +134,10 @@ export async function listLimits(userId: string, environment: Environment, c: Qu
     'SELECT id, name FROM api_keys WHERE user_id = $1 AND environment = $2 AND agent AND revoked_at IS NULL ORDER BY created_at, id',
     [userId, environment],
   );
+  const states = await readLimits(c, environment, [...wallets.rows.map((w) => ['payer', w.address] as [LimitSubject, string]), ...keys.rows.map((k) => ['agent', k.id] as [LimitSubject, string])]);
   return {
-    payers: await Promise.all(wallets.rows.map((w) => view(c, environment, 'payer', w.address, w.label))),
-    agents: await Promise.all(keys.rows.map((k) => view(c, environment, 'agent', k.id, k.name))),
+    payers: states.slice(0, wallets.rows.length).map((st, i) => view(st, wallets.rows[i].label)),
+    agents: states.slice(wallets.rows.length).map((st, i) => view(st, keys.rows[i].name)),
   };
 }
 
@@ -181,5 +181,5 @@ export async function setLimit(
       [newId('x402lim'), environment, userId, type, subject, values.perRequestMax, values.dailyMax],
     );
   }
-  return view(c, environment, type, subject, label || null);
+  return view((await readLimits(c, environment, [[type, subject]]))[0], label || null);
 }

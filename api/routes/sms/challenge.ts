@@ -10,7 +10,7 @@ import { challengeHeader, createChallenge } from '../../../domain/x402/challenge
 import { facilitatorFor } from '../../../domain/x402/facilitator';
 import { paymentRequiredHeaders } from '../../../domain/x402/http';
 import { environmentOfNetwork } from '../../../domain/x402/networks';
-import { titleFor } from '../../errors';
+import { errorEnvelope, errorObject } from '../../plugins/errors';
 import { baseUrlOf } from '../caller';
 
 export function sendPaymentRequired(
@@ -44,6 +44,7 @@ export function sendPaymentRequired(
     .send(
       JSON.stringify({
         success: false,
+        ...errorEnvelope(request.id, [errorObject(402, refusal.code, refusal.detail)]),
         data: {
           destination: quote.destination,
           country_code: quote.countryCode,
@@ -53,8 +54,6 @@ export function sendPaymentRequired(
           price_usdc: quote.priceUsdc,
           payment_rails: rails,
         },
-        errors: [{ status: '402', code: refusal.code, title: titleFor(402), detail: refusal.detail }],
-        meta: { request_id: request.id },
       }),
     );
 }

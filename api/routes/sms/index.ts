@@ -102,8 +102,11 @@ export default async function smsRoutes(app: FastifyInstance) {
           payment = readPaymentHeaders(request.headers, null, offers)!;
         }
         const environment = environmentOfNetwork(payment.terms.network.network);
-        const sent = await sendPaidSms(body, payment, { environment, agentKeyId: null, ownerUserId: null });
-        if (sent.payment) reply.headers({ ...paymentResponseHeaders(sent.payment), 'payment-receipt': paymentResponseHeaders(sent.payment)['payment-response'] });
+        const sent = await sendPaidSms(body, quote, payment, { environment, agentKeyId: null, ownerUserId: null });
+        if (sent.payment) {
+          const receipt = paymentResponseHeaders(sent.payment);
+          reply.headers({ ...receipt, 'payment-receipt': receipt['payment-response'] });
+        }
         return { success: true, data: sent.message };
       } catch (err) {
         if (err instanceof DomainError && statusForCode(err.code) === 402) return sendPaymentRequired(request, reply, quote, offers, digest, { code: err.code, detail: err.message });
