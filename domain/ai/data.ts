@@ -1,16 +1,19 @@
 /**
  * The transactions natural-language queries run over: the caller's customer ledger lines (every
- * area posts its money movements there, so the ledger is the one source), each classified and
- * enriched in SQL with what its area knows (a bridge's chains and protocol, a held transfer or
- * payment, failed Travel Rule checks) and valued in USD at the platform's latest rates.
+ * area posts its money movements there, so the ledger is the one source). Each line is classified
+ * once, when it is written, into ai_transaction_facts (a read model kept by ledger triggers in the
+ * same transaction: its type, a bridge's chains and protocol, its USD value at the rate of that
+ * moment); what can change later (a transfer held for review, a payment's sanctions hold, a failed
+ * Travel Rule check) is joined when the question is asked.
  *
  * A TransactionFilter (domain/ai/filter.ts) becomes WHERE clauses over allow-listed columns with
  * bound parameters only: nothing the user typed is ever part of the SQL text.
  */
-import { homeChains } from '../chains/registry';
+import Decimal from 'decimal.js';
+import { homeChain, homeChains } from '../chains/registry';
 import { getPool, type Queryable } from '../db/pool';
 import type { Environment } from '../platform/environment';
-import { riskLimits, riskScoreSql } from '../transfers/risk';
+import { riskScoreSql } from '../transfers/risk';
 import type { TransactionFilter } from './filter';
 
 export interface AiScope {
@@ -52,118 +55,97 @@ export interface AiAnalytics {
   bridges_used: string[];
 }
 
-/** The chain an asset's home ('') book stands for, as SQL over the registry's table (static text, no input). */
+/** The chain an asset's home book stands for, as SQL over the registry's table (static text, no input). */
 const HOME_CHAIN_SQL = (asset: string) =>
   `(CASE ${asset} ${Object.entries(homeChains())
     .map(([a, c]) => `WHEN '${a}' THEN '${c}'`)
     .join(' ')} ELSE NULL END)`;
 
-/** The ledger transaction types a classified type can come from (the others depend on the entry: any line type). */
-const LINE_TYPES: Partial<Record<string, string[]>> = {
-  deposit: ['deposit'],
-  withdrawal: ['withdrawal'],
-  transfer: ['transfer_in', 'transfer_out'],
-  fee: ['fee'],
-  reversal: ['reversal'],
-};
+/**
+ * A USD bound in dollars as a bound on cents, exactly: usd >= x is cents >= ceil(100x), usd > x is
+ * cents > floor(100x), and the same mirrored for the upper bound.
+ */
+function centsBound(usd: string, side: 'min' | 'max', exclusive: boolean): string {
+  const c = new Decimal(usd).times(100);
+  return (side === 'min' ? (exclusive ? c.floor() : c.ceil()) : exclusive ? c.ceil() : c.floor()).toFixed(0);
+}
 
 /**
- * The classified rows: one per customer ledger line of the scope. Built once per query; the date
- * range is applied here so the (user_id, environment, created_at) index bounds the scan.
+ * The caller's classified transactions matching the filter, as a (not materialized) CTE named `b`:
+ * the facts (ai_transaction_facts, one per customer ledger line, classified when written) joined
+ * with the few mutable marks a question must see now: transfers held for review, sanctions holds
+ * of payments, failed Travel Rule checks. Every filter is a WHERE clause on allow-listed columns
+ * with bound values, so the aggregate and the page each get a plan of their own (the page can
+ * walk the date index and stop).
  */
-function baseSql(p: (v: unknown) => string, scope: AiScope, f: TransactionFilter): string {
-  const threshold = p(riskLimits().reviewThresholdUsd);
-  const where = [`l.user_id = ${p(scope.userId)}`, `l.environment = ${p(scope.environment)}`, 'l.account_id IS NOT NULL'];
-  if (scope.accountId) where.push(`l.account_id = ${p(scope.accountId)}`);
-  if (f.dateFrom) where.push(`l.created_at >= ${p(f.dateFrom)}::timestamptz`);
-  if (f.dateTo) where.push(`l.created_at < ${p(f.dateTo)}::timestamptz`);
-  // Necessary conditions of the later filters, on the line itself, so selective questions classify fewer lines.
-  const lineTypes = f.types.length > 0 && f.types.every((t) => t in LINE_TYPES) ? f.types.flatMap((t) => LINE_TYPES[t]) : null;
-  if (lineTypes) where.push(`l.txn_type = ANY(${p(lineTypes)}::text[])`);
-  if (f.direction) where.push(`l.direction = ${p(f.direction === 'in' ? 'credit' : 'debit')}`);
-  if (f.currency && f.currency !== 'USD') where.push(`l.asset_code = ${p(f.currency)}`);
-  return `
-    -- The latest USD rate of each asset: one index probe per asset, however long the rate history.
-    rate AS (SELECT a.code AS base_asset, (SELECT x.rate FROM exchange_rates x WHERE x.base_asset = a.code AND x.quote_asset = 'USD' ORDER BY x.as_of DESC, x.id DESC LIMIT 1) AS rate FROM assets a),
-    -- The caller's transfers with a failed Travel Rule check (joined by hash, not probed per line).
-    trf AS (SELECT DISTINCT transfer_id FROM travel_rule_checks WHERE user_id = ${p(scope.userId)} AND environment = ${p(scope.environment)} AND NOT is_compliant),
-    raw AS (
-      SELECT l.id, l.account_id, l.amount, l.asset_code, l.created_at, l.txn_type, l.status AS line_status, l.direction,
-             e.type AS entry_type, e.description, e.metadata, e.reference, la.chain AS book,
-             b.source_chain AS b_source, b.destination_chain AS b_destination, b.protocol AS b_protocol,
-             tr.status AS transfer_status,
-             h.reason_code AS hold_code, h.status AS hold_status,
-             trf.transfer_id IS NOT NULL AS travel_rule_failed,
-             round(l.amount * r.rate, 2) AS usd_value
-        FROM ledger_lines l
-        JOIN journal_entries e ON e.id = l.entry_id
-        JOIN ledger_accounts la ON la.id = l.ledger_account_id
-        LEFT JOIN bridge_transfers b ON e.type = 'bridge' AND b.id = e.reference
-        LEFT JOIN transfers tr ON tr.entry_id = e.id
-        -- A payment's sanctions hold, by its unique (subject_kind, subject_id) key.
-        LEFT JOIN compliance_holds h
-               ON (e.metadata ? 'rail_payment_id' AND h.subject_kind = 'rail_payment' AND h.subject_id = e.metadata->>'rail_payment_id')
-               OR (e.metadata ? 'ilp_payment_id' AND h.subject_kind = 'ilp_payment' AND h.subject_id = e.metadata->>'ilp_payment_id')
-        LEFT JOIN rate r ON r.base_asset = l.asset_code
-        LEFT JOIN trf ON trf.transfer_id = coalesce(b.id, tr.id)
-       WHERE ${where.join(' AND ')}),
-    tx AS (
-      SELECT id, account_id, amount, asset_code, created_at, description, usd_value,
-             CASE WHEN entry_type = 'bridge' THEN 'cross_chain_transfer'
-                  WHEN entry_type IN ('swap', 'flash_loan') THEN 'swap'
-                  WHEN entry_type LIKE 'basket%' THEN 'basket_buy'
-                  WHEN metadata ? 'rail_payment_id' THEN 'rail_payment'
-                  WHEN metadata ? 'ilp_payment_id' THEN 'interledger_payment'
-                  WHEN txn_type IN ('transfer_in', 'transfer_out') THEN 'transfer'
-                  ELSE txn_type END AS type,
-             CASE WHEN direction = 'credit' THEN 'in' ELSE 'out' END AS direction,
-             CASE WHEN line_status = 'posted' THEN 'completed' WHEN line_status = 'voided' THEN 'failed'
-                  WHEN transfer_status = 'pending_review' OR hold_status = 'open' THEN 'pending_review' ELSE 'pending' END AS status,
-             coalesce(b_source, CASE WHEN book = '' THEN ${HOME_CHAIN_SQL('asset_code')} ELSE book END) AS source_chain,
-             b_destination AS destination_chain,
-             b_protocol AS bridge_protocol,
-             array_remove(ARRAY[
-               CASE WHEN transfer_status = 'pending_review' THEN 'LARGE_TRANSFER_REVIEW' END,
-               CASE WHEN hold_status IN ('open', 'rejected', 'expired') THEN hold_code END,
-               CASE WHEN travel_rule_failed THEN 'TRAVEL_RULE_NON_COMPLIANT' END]::text[], NULL) AS compliance_flags
-        FROM raw),
-    scored AS (
-      SELECT tx.*, ${riskScoreSql('usd_value', 'cardinality(compliance_flags) > 0', threshold)} AS risk_score FROM tx)`;
-}
-
-/** Filters after classification: only allow-listed columns, values always bound. */
-function filterSql(p: (v: unknown) => string, f: TransactionFilter): { where: string; unit: 'currency' | 'usd' } {
-  const where: string[] = ['true'];
-  if (f.types.length) where.push(`type = ANY(${p(f.types)}::text[])`);
-  if (f.direction) where.push(`direction = ${p(f.direction)}`);
-  if (f.statuses.length) where.push(`status = ANY(${p(f.statuses)}::text[])`);
-  if (f.chains.length) where.push(`(source_chain = ANY(${p(f.chains)}::text[]) OR destination_chain = ANY(${p(f.chains)}::text[]))`);
-  if (f.bridges.length) where.push(`bridge_protocol = ANY(${p(f.bridges)}::text[])`);
-  if (f.hasComplianceFlags === true) where.push('cardinality(compliance_flags) > 0');
-  if (f.hasComplianceFlags === false) where.push('cardinality(compliance_flags) = 0');
-  for (const c of f.counterparties) where.push(`description ILIKE ${p(`%${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)}`);
+function matchingSql(p: (v: unknown) => string, scope: AiScope, f: TransactionFilter): { sql: string; unit: 'usd' | 'currency' } {
+  const u = p(scope.userId);
+  const env = p(scope.environment);
+  const where = [`t.user_id = ${u}`, `t.environment = ${env}`];
+  if (scope.accountId) where.push(`t.account_id = ${p(scope.accountId)}`);
+  if (f.dateFrom) where.push(`t.created_at >= ${p(f.dateFrom)}::timestamptz`);
+  if (f.dateTo) where.push(`t.created_at < ${p(f.dateTo)}::timestamptz`);
+  if (f.types.length) where.push(`t.type = ANY(${p(f.types)}::text[])`);
+  if (f.direction) where.push(`t.incoming = ${f.direction === 'in' ? 'true' : 'false'}`);
+  if (f.statuses.length) {
+    // The line's own status is a necessary condition (and indexed apart from posted history).
+    where.push(`t.status = ANY(${p([...new Set(f.statuses.map((x) => LINE_STATUS[x]))])}::text[])`);
+    where.push(`${STATUS_SQL} = ANY(${p(f.statuses)}::text[])`);
+  }
+  if (f.chains.length) where.push(`(${SOURCE_CHAIN_SQL} = ANY(${p(f.chains)}::text[]) OR t.destination_chain = ANY(${p(f.chains)}::text[]))`);
+  if (f.bridges.length) where.push(`t.bridge_protocol = ANY(${p(f.bridges)}::text[])`);
+  if (f.hasComplianceFlags === true) where.push('fl.flags IS NOT NULL');
+  if (f.hasComplianceFlags === false) where.push('fl.flags IS NULL');
+  for (const c of f.counterparties) where.push(`t.description ILIKE ${p(`%${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)}`);
   // Amounts in dollars compare the USD value of any asset; in another currency, that asset's own amount.
   const unit = !f.currency || f.currency === 'USD' ? 'usd' : 'currency';
-  if (f.currency && f.currency !== 'USD') where.push(`asset_code = ${p(f.currency)}`);
-  const amount = unit === 'usd' ? 'usd_value' : 'amount';
-  if (f.amountMin !== null) where.push(`${amount} ${f.amountMinExclusive ? '>' : '>='} ${p(f.amountMin)}::numeric`);
-  if (f.amountMax !== null) where.push(`${amount} ${f.amountMaxExclusive ? '<' : '<='} ${p(f.amountMax)}::numeric`);
-  return { where: where.join(' AND '), unit };
+  if (unit === 'currency') where.push(`t.asset_code = ${p(f.currency)}`);
+  const bound = (side: 'min' | 'max', v: string, exclusive: boolean) => {
+    const op = side === 'min' ? (exclusive ? '>' : '>=') : exclusive ? '<' : '<=';
+    return unit === 'usd' ? `t.usd_cents ${op} ${p(centsBound(v, side, exclusive))}::bigint` : `t.amount ${op} ${p(v)}::numeric`;
+  };
+  if (f.amountMin !== null) where.push(bound('min', f.amountMin, f.amountMinExclusive));
+  if (f.amountMax !== null) where.push(bound('max', f.amountMax, f.amountMaxExclusive));
+  const sql = `
+    -- Marks that can change after posting, by the transfer, bridge or payment they concern (few rows).
+    fl AS (
+      SELECT subject_id, array_agg(flag ORDER BY ord) AS flags, bool_or(review) AS review FROM (
+        SELECT id AS subject_id, 1 AS ord, 'LARGE_TRANSFER_REVIEW' AS flag, true AS review FROM transfers WHERE status = 'pending_review' AND environment = ${env}
+        UNION ALL
+        SELECT subject_id, 2, reason_code, status = 'open' FROM compliance_holds
+         WHERE user_id = ${u} AND environment = ${env} AND subject_kind IN ('rail_payment', 'ilp_payment') AND status IN ('open', 'rejected', 'expired')
+        UNION ALL
+        SELECT DISTINCT transfer_id, 3, 'TRAVEL_RULE_NON_COMPLIANT', false FROM travel_rule_checks WHERE user_id = ${u} AND environment = ${env} AND NOT is_compliant
+      ) s GROUP BY subject_id),
+    b AS NOT MATERIALIZED (
+      SELECT t.line_id, t.chain AS book_chain, t.account_id, t.type, t.incoming, t.amount, t.asset_code, t.usd_cents, t.description, t.created_at,
+             ${STATUS_SQL} AS status, ${SOURCE_CHAIN_SQL} AS source_chain, t.destination_chain, t.bridge_protocol,
+             fl.flags IS NOT NULL AS flagged, coalesce(fl.flags, '{}') AS compliance_flags,
+             ${riskScoreSql('t.usd_cents', 'fl.flags IS NOT NULL', p)} AS risk_score
+        FROM ai_transaction_facts t LEFT JOIN fl ON fl.subject_id = t.subject_id
+       WHERE ${where.join(' AND ')})`;
+  return { sql, unit };
 }
 
-const SORTS: Record<string, string> = {
-  'amount:asc': 'coalesce(usd_value, amount) ASC, created_at ASC, id',
-  'amount:desc': 'coalesce(usd_value, amount) DESC, created_at DESC, id',
-  'created_at:asc': 'created_at ASC, id',
-  'created_at:desc': 'created_at DESC, id DESC',
-};
+/** The ledger line status each product status comes from. */
+const LINE_STATUS: Record<string, string> = { completed: 'posted', failed: 'voided', pending: 'pending', pending_review: 'pending' };
+const STATUS_SQL = `(CASE WHEN t.status = 'posted' THEN 'completed' WHEN t.status = 'voided' THEN 'failed' WHEN fl.review THEN 'pending_review' ELSE 'pending' END)`;
+const SOURCE_CHAIN_SQL = `coalesce(t.chain, ${HOME_CHAIN_SQL('t.asset_code')})`;
+
+/** The page's order, on the matching rows' own columns (qualified: the page's output renames some of them to text). */
+function sortSql(f: TransactionFilter, unit: 'usd' | 'currency'): string {
+  const dir = f.sort?.order === 'asc' ? 'ASC' : 'DESC';
+  const tail = `b.created_at ${dir}, b.line_id ${dir}`;
+  if (f.sort?.field !== 'amount') return tail;
+  return unit === 'usd' ? `b.usd_cents ${dir} NULLS LAST, b.amount ${dir}, ${tail}` : `b.amount ${dir}, ${tail}`;
+}
 
 function builder() {
   const params: unknown[] = [];
   return { params, p: (v: unknown) => `$${params.push(v)}` };
 }
 
-interface Row {
+interface PageRow {
   id: string;
   account_id: string;
   type: string;
@@ -175,15 +157,31 @@ interface Row {
   source_chain: string | null;
   destination_chain: string | null;
   bridge_protocol: string | null;
-  risk_score: string;
+  risk_score: number;
   compliance_flags: string[];
   description: string | null;
-  created_at: Date;
+  created_at: string;
+}
+
+interface Summary {
+  n: number;
+  total: string;
+  avg: string;
+  median: string;
+  min: string;
+  max: string;
+  flagged: number;
+  avg_risk: string;
+  chains: string[] | null;
+  destinations: string[] | null;
+  home_assets: string[] | null;
+  bridges: string[] | null;
+  page: PageRow[];
 }
 
 /**
  * The matching transactions (sorted, at most `limit`) and the total and analytics over the whole
- * matching set, exact (numeric in SQL, decimal strings out).
+ * matching set, exact (numeric and integer cents in SQL, decimal strings out).
  */
 export async function searchTransactions(
   scope: AiScope,
@@ -192,51 +190,67 @@ export async function searchTransactions(
   c: Queryable = getPool(),
 ): Promise<{ total: number; transactions: AiTransaction[]; analytics: AiAnalytics }> {
   const { sql, params, unit } = statement(scope, f, opts.limit);
-  const { rows } = await c.query(sql, params);
-  const s = rows[0] as Record<string, string & number & string[]> & { page: Array<Omit<Row, 'created_at'> & { created_at: string }> };
-  return shape(s.page.map((r) => ({ ...r, created_at: new Date(r.created_at) })), s, unit, f);
+  const { rows } = await c.query<Summary>(sql, params);
+  return shape(rows[0], unit, f);
 }
 
-/** EXPLAIN ANALYZE of both statements (npm run bench with BENCH_EXPLAIN). */
+/** EXPLAIN ANALYZE of the statement (npm run bench with BENCH_EXPLAIN). */
 export async function explainSearch(scope: AiScope, f: TransactionFilter, c: Queryable = getPool()): Promise<string> {
   const s = statement(scope, f, 50);
   return (await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${s.sql}`, s.params)).rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
 /**
- * One statement: the matching set is computed once (materialized), then the aggregates over all of
- * it and the page (sorted, limited, values as text so no number goes through floating point).
+ * One statement: the aggregates over the whole matching set in one pass, and the page (sorted,
+ * limited, values as text so no amount goes through floating point).
  */
 function statement(scope: AiScope, f: TransactionFilter, limit: number) {
   const q = builder();
-  const base = baseSql(q.p, scope, f);
-  const { where, unit } = filterSql(q.p, f);
-  const order = SORTS[f.sort ? `${f.sort.field}:${f.sort.order}` : 'created_at:desc'];
-  const value = unit === 'usd' ? 'usd_value' : 'amount';
-  const dp = unit === 'usd' ? 2 : 8;
-  const sql = `WITH ${base}, m AS MATERIALIZED (SELECT id, account_id, type, direction, amount, asset_code, usd_value, status, source_chain, destination_chain, bridge_protocol, risk_score, compliance_flags, description, created_at FROM scored WHERE ${where})
-    SELECT count(*)::int AS n, coalesce(sum(${value}), 0)::text AS total, round(coalesce(avg(${value}), 0), ${dp})::text AS avg,
-           -- The exact median (percentile_cont would go through floating point): the mean of the lower and upper middle values.
-           round(coalesce((percentile_disc(0.5) WITHIN GROUP (ORDER BY ${value}) + percentile_disc(0.5) WITHIN GROUP (ORDER BY ${value} DESC)) / 2, 0), ${dp})::text AS median,
-           coalesce(min(${value}), 0)::text AS min, coalesce(max(${value}), 0)::text AS max,
-           count(*) FILTER (WHERE cardinality(compliance_flags) > 0)::int AS flagged, coalesce(avg(risk_score), 0)::text AS avg_risk,
-           coalesce(array_agg(DISTINCT source_chain) FILTER (WHERE source_chain IS NOT NULL), '{}') AS sources,
-           coalesce(array_agg(DISTINCT destination_chain) FILTER (WHERE destination_chain IS NOT NULL), '{}') AS destinations,
-           coalesce(array_agg(DISTINCT bridge_protocol) FILTER (WHERE bridge_protocol IS NOT NULL), '{}') AS bridges,
-           (SELECT coalesce(json_agg(p), '[]') FROM (
-              SELECT id, account_id, type, direction, amount::text AS amount, asset_code, usd_value::text AS usd_value, status, source_chain, destination_chain,
-                     bridge_protocol, risk_score::text AS risk_score, compliance_flags, description, created_at
-                FROM m ORDER BY ${order} LIMIT ${Math.max(0, Math.min(1000, Math.trunc(limit)))}) p) AS page
-      FROM m`;
+  const { sql: matching, unit } = matchingSql(q.p, scope, f);
+  // USD analytics are over integer cents (exact and fast), shown in dollars; another currency's over its amounts.
+  const [v, scale, dp] = unit === 'usd' ? ['usd_cents', '100', 2] : ['amount', '1', 8];
+  const n = Math.max(0, Math.min(1000, Math.trunc(limit)));
+  const columns = `b.line_id AS id, b.account_id, b.type, CASE WHEN b.incoming THEN 'in' ELSE 'out' END AS direction, b.amount::text AS amount, b.asset_code,
+                   CASE WHEN b.usd_cents IS NOT NULL THEN round(b.usd_cents::numeric / 100, 2)::text END AS usd_value, b.status, b.source_chain,
+                   b.destination_chain, b.bridge_protocol, b.risk_score, b.compliance_flags, b.description, b.created_at`;
+  // Newest first walks the date index and stops; by amount, the page is the top of the matched set, then read by key.
+  const page =
+    f.sort?.field === 'amount'
+      ? `SELECT ${columns} FROM (SELECT line_id FROM m b ORDER BY ${sortSql(f, unit)} LIMIT ${n}) top JOIN LATERAL (SELECT * FROM b WHERE b.line_id = top.line_id) b ON true ORDER BY ${sortSql(f, unit)}`
+      : `SELECT ${columns} FROM b ORDER BY ${sortSql(f, unit)} LIMIT ${n}`;
+  const sql = `WITH ${matching},
+    -- The matched set, narrow: the groups, the median and an amount-ordered page read it. Kept once when the
+    -- page is by amount (the page would otherwise scan and sort again); else each reads the scan itself,
+    -- cheaper than writing every row down (the newest-first page walks the date index and stops).
+    m AS ${f.sort?.field === 'amount' ? '' : 'NOT '}MATERIALIZED (SELECT line_id, created_at, amount, usd_cents, book_chain, asset_code, destination_chain, bridge_protocol, flagged, risk_score FROM b),
+    -- Grouped by the few dimension values (a hash, not a sort of every row), then summed.
+    g AS (SELECT book_chain, asset_code, destination_chain, bridge_protocol, count(*) AS n, count(${v}) AS valued, sum(${v}) AS total,
+                 min(${v}) AS min, max(${v}) AS max, count(*) FILTER (WHERE flagged) AS flagged, sum(risk_score) AS risk
+            FROM m GROUP BY 1, 2, 3, 4),
+    -- The exact median: the mean of the lower and upper middle values, both from one sort (percentile_disc
+    -- takes the value at position ceil(p * n); p a hair above 0.5 gives the upper middle for any n below 5e11).
+    mid AS (SELECT percentile_disc(ARRAY[0.5, 0.500000000001]) WITHIN GROUP (ORDER BY ${v}) AS mid FROM m)
+    SELECT coalesce(sum(g.n), 0)::int AS n, round(coalesce(sum(g.total), 0)::numeric / ${scale}, ${dp})::text AS total,
+           round(coalesce(sum(g.total)::numeric / nullif(sum(g.valued), 0), 0) / ${scale}, ${dp})::text AS avg,
+           round(coalesce((min(mid.mid[1]) + min(mid.mid[2]))::numeric / 2, 0) / ${scale}, ${dp})::text AS median,
+           round(coalesce(min(g.min), 0)::numeric / ${scale}, ${dp})::text AS min, round(coalesce(max(g.max), 0)::numeric / ${scale}, ${dp})::text AS max,
+           coalesce(sum(g.flagged), 0)::int AS flagged, coalesce(sum(g.risk) / nullif(sum(g.n), 0), 0)::text AS avg_risk,
+           -- A home-chain line names its asset (book_chain NULL); shape() maps it to the chain.
+           array_agg(DISTINCT g.book_chain) FILTER (WHERE g.book_chain IS NOT NULL) AS chains,
+           array_agg(DISTINCT g.destination_chain) FILTER (WHERE g.destination_chain IS NOT NULL) AS destinations,
+           array_agg(DISTINCT g.asset_code) FILTER (WHERE g.book_chain IS NULL) AS home_assets,
+           array_agg(DISTINCT g.bridge_protocol) FILTER (WHERE g.bridge_protocol IS NOT NULL) AS bridges,
+           (SELECT coalesce(json_agg(p), '[]') FROM (${page}) p) AS page
+      FROM mid LEFT JOIN g ON true`;
   return { sql, params: q.params, unit };
 }
 
-function shape(rows: Row[], s: Record<string, string & number & string[]>, unit: 'usd' | 'currency', f: TransactionFilter): { total: number; transactions: AiTransaction[]; analytics: AiAnalytics } {
+function shape(s: Summary, unit: 'usd' | 'currency', f: TransactionFilter): { total: number; transactions: AiTransaction[]; analytics: AiAnalytics } {
   const dp = unit === 'usd' ? 2 : 8;
   const fix = (v: string) => trimDecimal(v, dp);
   return {
     total: s.n,
-    transactions: rows.map((r) => ({
+    transactions: s.page.map((r) => ({
       uuid: r.id,
       account_id: r.account_id,
       type: r.type,
@@ -251,7 +265,7 @@ function shape(rows: Row[], s: Record<string, string & number & string[]>, unit:
       risk_score: Number(r.risk_score),
       compliance_flags: r.compliance_flags,
       description: r.description,
-      created_at: r.created_at.toISOString(),
+      created_at: new Date(r.created_at).toISOString(),
     })),
     analytics: {
       currency: unit === 'usd' ? 'USD' : f.currency!,
@@ -262,8 +276,8 @@ function shape(rows: Row[], s: Record<string, string & number & string[]>, unit:
       max_amount: fix(s.max),
       flagged_count: s.flagged,
       avg_risk_score: Math.round(Number(s.avg_risk) * 10_000) / 10_000,
-      chains_involved: [...new Set([...s.sources, ...s.destinations])].sort(),
-      bridges_used: s.bridges,
+      chains_involved: [...new Set([...(s.chains ?? []), ...(s.destinations ?? []), ...(s.home_assets ?? []).map(homeChain).filter((c): c is string => c !== null)])].sort(),
+      bridges_used: s.bridges ?? [],
     },
   };
 }

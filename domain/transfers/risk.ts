@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import type { Queryable } from '../db/pool';
 import { usdEquivalent } from '../rates';
 import { compareAmounts } from '../money/amount';
@@ -34,11 +35,17 @@ export function riskScore(usd: string, flagged: boolean, limits = riskLimits()):
   return Math.min(0.9999, Math.max(0, Math.round((Number(usd) / Number(limits.reviewThresholdUsd)) * 10_000) / 10_000));
 }
 
-/** riskScore in SQL: `usd` and `flagged` are SQL expressions, `threshold` a bound parameter ($n). */
-export function riskScoreSql(usd: string, flagged: string, threshold: string): string {
-  // The boundary is an exact numeric comparison; below it the display ratio is computed in float8 (fast over many rows).
-  return `(CASE WHEN ${flagged} OR ${usd} >= ${threshold}::numeric THEN 1::float8 WHEN ${usd} IS NULL THEN 0::float8
-           ELSE least(0.9999, greatest(0, round((${usd}::float8 / ${threshold}::float8)::numeric, 4)::float8)) END)`;
+/**
+ * riskScore in SQL over a USD value in cents (a bigint expression) and a flag expression; `p` binds
+ * the threshold. The boundary is exact (cents against the threshold's cents rounded up); below it
+ * the display ratio is computed in float8, as riskScore does, which is fast over many rows.
+ */
+export function riskScoreSql(usdCents: string, flagged: string, p: (v: unknown) => string, limits = riskLimits()): string {
+  const cents = new Decimal(limits.reviewThresholdUsd).times(100);
+  const at = p(cents.ceil().toFixed(0));
+  const ratio = p(cents.toNumber());
+  return `(CASE WHEN ${flagged} OR ${usdCents} >= ${at}::bigint THEN 1::float8 WHEN ${usdCents} IS NULL THEN 0::float8
+           ELSE least(0.9999, floor(${usdCents}::float8 / ${ratio}::float8 * 10000 + 0.5) / 10000) END)`;
 }
 
 /**

