@@ -16,6 +16,8 @@ import { createHoldActivities } from './regtech/holds';
 import { createMobileActivities } from './mobile';
 import { createPartnerSdkActivities } from './partner/sdk';
 import { createSmsActivities } from './sms';
+import { createObPaymentActivities } from './openbanking/payments';
+import { createOpenBankingConsentActivities } from './openbanking/consents';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -45,5 +47,7 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createMobileActivities(deps),
     ...createPartnerSdkActivities(),
     ...createSmsActivities(),
+    ...createObPaymentActivities(),
+    ...createOpenBankingConsentActivities(),
   };
 }

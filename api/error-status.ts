@@ -10,6 +10,11 @@
  * rafiki keeps errorToHTTPCode and errorToCode side by side; the domain stays transport-free.
  */
 export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  // 401: the TPP's certificate is its credential on open-banking calls (Berlin Group NextGenPSD2 codes).
+  CERTIFICATE_MISSING: 401,
+  CERTIFICATE_INVALID: 401,
+  CERTIFICATE_EXPIRED: 401,
+  CERTIFICATE_BLOCKED: 401,
   // 402: pay (again): no payment, or one that cannot be accepted; nothing was settled (docs/payments-402.md).
   PAYMENT_REQUIRED: 402,
   PAYMENT_MALFORMED: 402,
@@ -45,6 +50,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   PARTNER_KEY_MISMATCH: 403,
   PARTNER_SUSPENDED: 403,
   REVERSAL_NOT_PERMITTED: 403,
+  // Berlin Group NextGenPSD2 codes: the TPP's certificate lacks the PSD2 role the call needs.
+  ROLE_INVALID: 403,
   // 404: no such resource for this caller (another user's included).
   NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
@@ -74,6 +81,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SWAP_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   TRANSFER_NOT_FOUND: 404,
+  TPP_NOT_FOUND: 404,
   // 409: the same idempotency key with another request.
   IDEMPOTENCY_CONFLICT: 409,
   // 409: the resource is not in a state that allows this (payment intents' state machine).
@@ -93,6 +101,21 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   WORKFLOW_UNAVAILABLE: 503,
   X402_NOT_CONFIGURED: 503,
   PAYMENT_FACILITATOR_UNAVAILABLE: 503,
+  // Berlin Group NextGenPSD2 codes: no production trust store to verify a TPP certificate against.
+  TRUST_STORE_NOT_CONFIGURED: 503,
+  // Berlin Group NextGenPSD2 codes of the open-banking routes (docs/open-banking.md).
+  FORMAT_ERROR: 400,
+  CONSENT_INVALID: 401,
+  CONSENT_EXPIRED: 401,
+  CONSENT_UNKNOWN: 403,
+  RESOURCE_UNKNOWN: 404,
+  STATUS_INVALID: 409,
+  ACCESS_EXCEEDED: 429,
+  // Berlin Group NextGenPSD2 codes of payment initiation (domain/openbanking/payments.ts).
+  PAYMENT_FAILED: 400,
+  PSU_CREDENTIALS_INVALID: 401,
+  PRODUCT_UNKNOWN: 404,
+  CANCELLATION_INVALID: 405,
 };
 
 export function statusForCode(code: string): number {

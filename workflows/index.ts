@@ -16,3 +16,5 @@ export { mifidDeadlineWorkflow } from './mifid-deadline';
 export { paymentIntentWorkflow } from './payment-intent';
 export { sdkGenerationWorkflow } from './sdk-generation';
 export { smsSendWorkflow } from './sms-send';
+export { openBankingConsentWorkflow } from './ob-consent';
+export { obPaymentWorkflow } from './ob-payment';

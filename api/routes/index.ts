@@ -27,6 +27,8 @@ import mcpRoutes from './mcp';
 import aiRoutes from './ai';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
+import openBankingRoutes from './open-banking';
+import { scaPageRoutes } from './open-banking/page';
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(systemRoutes);
   await app.register(authRoutes);
@@ -54,4 +56,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(smsRoutes);
   await app.register(mcpRoutes);
   await app.register(aiRoutes);
+  await app.register(openBankingRoutes, { prefix: '/api/v1/open-banking' });
+  await app.register(scaPageRoutes);
 }

@@ -276,6 +276,31 @@ export interface AccountBalances {
   summary: { total_assets: number; total_usd_equivalent: string };
 }
 
+/** An account's balance per asset (summed over its chain books), one row per asset held. */
+export interface AssetBalance {
+  asset_code: string;
+  available_balance: string;
+  reserved_balance: string;
+  total_balance: string;
+}
+
+/** The balance rows alone (no USD summary): a named statement, planned once per connection (hot on open-banking reads). */
+export async function assetBalances(accountId: string, client: Queryable = getPool()): Promise<AssetBalance[]> {
+  const { rows } = await client.query<AssetBalance>({
+    name: 'account-asset-balances',
+    text: `SELECT la.asset_code,
+              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.credits_posted - la.debits_posted - la.debits_pending
+                             ELSE la.debits_posted - la.credits_posted - la.credits_pending END), a.precision)::text AS available_balance,
+              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.debits_pending ELSE la.credits_pending END), a.precision)::text AS reserved_balance,
+              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.credits_posted - la.debits_posted
+                             ELSE la.debits_posted - la.credits_posted END), a.precision)::text AS total_balance
+       FROM ledger_accounts la JOIN assets a ON a.code = la.asset_code
+       WHERE la.account_id = $1 GROUP BY la.asset_code, a.precision ORDER BY la.asset_code`,
+    values: [accountId],
+  });
+  return rows;
+}
+
 /**
  * Balances per asset the account has used (available = posted credits - posted debits - pending
  * debits; reserved = pending debits; total = posted credits - posted debits), summed over the
@@ -284,20 +309,7 @@ export interface AccountBalances {
  * rate count 0).
  */
 export async function getBalances(accountId: string, client: Queryable = getPool()): Promise<AccountBalances> {
-  const [{ rows }, rates] = await Promise.all([
-    client.query<{ asset_code: string; available_balance: string; reserved_balance: string; total_balance: string }>(
-      `SELECT la.asset_code,
-              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.credits_posted - la.debits_posted - la.debits_pending
-                             ELSE la.debits_posted - la.credits_posted - la.credits_pending END), a.precision)::text AS available_balance,
-              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.debits_pending ELSE la.credits_pending END), a.precision)::text AS reserved_balance,
-              round(sum(CASE WHEN la.normal_balance = 'credit' THEN la.credits_posted - la.debits_posted
-                             ELSE la.debits_posted - la.credits_posted END), a.precision)::text AS total_balance
-       FROM ledger_accounts la JOIN assets a ON a.code = la.asset_code
-       WHERE la.account_id = $1 GROUP BY la.asset_code, a.precision ORDER BY la.asset_code`,
-      [accountId],
-    ),
-    latestRates(client),
-  ]);
+  const [rows, rates] = await Promise.all([assetBalances(accountId, client), latestRates(client)]);
   let usd = new DecimalMoney(0);
   for (const r of rows) {
     const rate = rates.get(r.asset_code);

@@ -8,6 +8,7 @@ import { BASKET_BUY_EVENT_CATALOG } from '../baskets/buy-events';
 import { BASKET_EVENT_CATALOG } from '../baskets/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
+import { OPEN_BANKING_EVENT_CATALOG } from '../openbanking/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
 import { COMPLIANCE_REPORT_GENERATED } from '../regtech/mifid/events';
 import { COMPLIANCE_VIOLATION_DETECTED, TRAVEL_RULE_CHECK_COMPLETED } from '../regtech/travel-rule/events';
@@ -240,12 +241,13 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('sdk.generated', 'Partner', 'An SDK generation completed: its TypeScript and/or Python packages (each with sha256 and size; cached when built before) are ready for download.', SDK_GENERATED, 'domain/partner/sdk'),
   e('widget.deployed', 'Partner', 'A white-label configuration version was published.', WIDGET_DEPLOYED, 'domain/partner/whitelabel'),
 
-  // Beyond the spec's list: the payment-rail and Interledger areas' own events.
+  // Beyond the spec's list: the areas' own events (payment rails, Interledger, baskets, governance, open banking).
   ...RAIL_EVENT_CATALOG,
   ...INTERLEDGER_EVENT_CATALOG,
   ...BASKET_EVENT_CATALOG,
   ...BASKET_BUY_EVENT_CATALOG,
   ...GOVERNANCE_EVENT_CATALOG,
+  ...OPEN_BANKING_EVENT_CATALOG,
 ];
 
 export const EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_CATALOG.map((x) => x.type));

@@ -6,7 +6,7 @@
  * (push.ts), one per notification and device.
  *
  * Made today: money received from another customer (transfer.completed), a payment intent paid
- * (payer and payee) or expired (payer).
+ * (payer and payee) or expired (payer), a third party asking for approval (open_banking.sca_requested).
  */
 import type { Principal } from '../auth/principal';
 import { getPool, type Queryable } from '../db/pool';
@@ -32,7 +32,7 @@ interface Draft {
   data: Record<string, unknown>;
 }
 
-const TYPES = new Set(['transfer.completed', 'payment_intent.completed', 'payment_intent.expired']);
+const TYPES = new Set(['transfer.completed', 'payment_intent.completed', 'payment_intent.expired', 'open_banking.sca_requested']);
 const money = (amount: unknown, code: unknown) => `${new D(String(amount)).toFixed()} ${String(code)}`;
 
 /** Writes the notifications of a batch of events (in the caller's transaction); returns the new ones' ids. */
@@ -59,6 +59,8 @@ export async function projectNotifications(c: Queryable, events: EventForNotific
       const data = { payment_intent_id: e.data.payment_intent_id };
       drafts.push({ ...base, userId: e.user_id!, title: 'Payment sent', body: `You paid ${money(e.data.amount, e.data.currency)} to ${nameOf(payee)}.`, data });
       drafts.push({ ...base, userId: payee, title: 'Payment received', body: `${nameOf(e.user_id!)} paid you ${money(e.data.amount, e.data.currency)}.`, data });
+    } else if (e.type === 'open_banking.sca_requested') {
+      drafts.push({ ...base, userId: e.user_id!, title: 'Approve in your app', body: `${String(e.data.description)}. Approve or deny it here.`, data: { authorisation_id: e.data.authorisation_id } });
     } else {
       drafts.push({ ...base, userId: e.user_id!, title: 'Payment expired', body: `Your payment of ${money(e.data.amount, e.data.currency)} was not confirmed in time and expired.`, data: { payment_intent_id: e.data.payment_intent_id } });
     }

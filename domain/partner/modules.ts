@@ -3,7 +3,7 @@
  * (white-label `features`), by the OpenAPI tag of each route. Routes of the platform itself
  * (authentication, API keys, system, partner, operations) belong to no module and are always open.
  */
-export const MODULES = ['accounts', 'payments', 'crosschain', 'defi', 'gcu', 'regtech', 'mobile', 'webhooks', 'iso20022', 'dashboard'] as const;
+export const MODULES = ['accounts', 'payments', 'crosschain', 'defi', 'gcu', 'regtech', 'mobile', 'webhooks', 'iso20022', 'dashboard', 'open_banking'] as const;
 export type Module = (typeof MODULES)[number];
 
 const MODULE_BY_TAG: Record<string, Module> = {
@@ -31,6 +31,8 @@ const MODULE_BY_TAG: Record<string, Module> = {
   Webhooks: 'webhooks',
   'ISO 20022': 'iso20022',
   'Live dashboard': 'dashboard',
+  // PSD2 access to accounts for third-party providers (Berlin Group NextGenPSD2).
+  'Open banking': 'open_banking',
 };
 
 /** The module a route belongs to (by its first tag), or null for the platform's own routes. */

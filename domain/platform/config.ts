@@ -217,6 +217,10 @@ export function loadConfig() {
     aiModelApiKey: process.env.AI_MODEL_API_KEY ?? '',
     aiModelTimeoutMs: int('AI_MODEL_TIMEOUT_MS', 3000),
     aiDefaultTimeZone: (process.env.AI_DEFAULT_TIME_ZONE || 'UTC').trim(),
+    // Open banking (domain/openbanking/tpps.ts): path of a PEM bundle of the CA certificates production
+    // TPP certificates must be issued by (qualified trust service providers' CAs). Unset: only
+    // sandbox TPPs register (production registration is 503 TRUST_STORE_NOT_CONFIGURED).
+    openBankingTrustStore: (process.env.OPEN_BANKING_TRUST_STORE ?? '').trim(),
     x402FacilitatorUrl: (process.env.X402_FACILITATOR_URL || '').trim().replace(/\/+$/, ''),
     x402FacilitatorToken: process.env.X402_FACILITATOR_TOKEN ?? '',
     x402MaxTimeoutSeconds: int('X402_MAX_TIMEOUT_SECONDS', 300),

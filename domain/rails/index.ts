@@ -150,7 +150,8 @@ export async function recordRailEvent(c: Queryable, p: RailPayment, status: stri
  * identifiers, rail eligibility or auto routing) and records the payment as pending with its
  * first history row. The caller starts the workflow.
  */
-export async function createRailPayment(input: CreateRailPaymentInput): Promise<RailPayment> {
+/** Records a rail payment (status pending). In `client`'s transaction when given (a caller linking it atomically), else its own. */
+export async function createRailPayment(input: CreateRailPaymentInput, client?: Queryable): Promise<RailPayment> {
   const asset = await getAsset(input.currency);
   if (!asset || asset.type !== 'fiat') throw new DomainError('UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
   const amount = parseRequestAmount(input.amount, asset);
@@ -165,7 +166,7 @@ export async function createRailPayment(input: CreateRailPaymentInput): Promise<
     checkExplicitRail(rail, amount, asset.code, input.creditor);
     routing = { rail, reason: `requested explicitly (${RAILS[rail].display_name})`, alternatives: [] };
   }
-  return withTransaction(async (c) => {
+  const write = async (c: Queryable) => {
     const { rows: acct } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [input.accountId]);
     if (!acct[0] || acct[0].user_id !== input.userId || acct[0].environment !== input.environment) {
       throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
@@ -182,7 +183,8 @@ export async function createRailPayment(input: CreateRailPaymentInput): Promise<
     const p = toPayment(rows[0]);
     await recordRailEvent(c, p, 'pending', { routing: { rail: routing.rail, reason: routing.reason } });
     return p;
-  });
+  };
+  return client ? write(client) : withTransaction(write);
 }
 
 export async function getRailPayment(id: string, scope: { userId?: string; environment?: Environment } = {}, client: Queryable = getPool()): Promise<RailPayment | null> {

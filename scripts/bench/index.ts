@@ -14,6 +14,7 @@ import { benchSdk } from './sdk';
 import { benchX402 } from './x402';
 import { benchAi } from './ai';
 import { benchAiParse } from './ai-parse';
+import { benchOpenBanking } from './open-banking';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -29,6 +30,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['x402 paid requests', benchX402],
   ['AI query parser', benchAiParse],
   ['AI transaction queries', benchAi],
+  ['Open banking AIS reads', benchOpenBanking],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

@@ -32,6 +32,16 @@ const PUBLIC = [
   // Paid per message (the payment is the credential) and its price list; the sandbox facilitator's protocol endpoints.
   /^\/api\/v1\/sms\/(send|rates|callbacks\/twilio)$/,
   /^\/x402\/facilitator\/(supported|verify|settle)$/,
+  // Open banking TPP registry: the certificate is the credential (tests/openbanking/tpps.test.ts).
+  /^\/api\/v1\/open-banking\/tpps(\/me)?$/,
+  // Open banking account information: the TPP's certificate and Consent-ID are the credential (tests/openbanking/ais.test.ts).
+  /^\/api\/v1\/open-banking\/accounts(\/:accountId(\/balances|\/transactions)?)?$/,
+  // Open banking payment initiation: the TPP's certificate is the credential (tests/openbanking/payments.test.ts).
+  /^\/api\/v1\/open-banking\/payments(\/:paymentProduct(\/:paymentId(\/status|\/authorisations(\/:authorisationId)?)?)?)?$/,
+  // Open banking consents: the TPP's certificate is the credential (tests/openbanking/consents.test.ts).
+  /^\/api\/v1\/open-banking\/consents(\/:consentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
+  // The redirect SCA page: the unguessable authorisation id is the capability.
+  /^\/open-banking\/sca\/:authorisationId$/,
 ];
 
 /** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */
@@ -40,6 +50,8 @@ const PUBLIC_READS = [
   /^\/api\/v2\/gcu(\/composition|\/value-history)?$/,
   /^\/api\/v2\/gcu\/voting\/proposals(\/:id)?$/,
   /^\/api\/v1\/sms\/info$/,
+  // What an SCA authorisation asks (the id is the capability); deciding it needs the customer's session.
+  /^\/api\/v1\/open-banking\/sca\/:authorisationId$/,
 ];
 
 /**
@@ -139,6 +151,7 @@ function routesOf(app: TestApp['app']): Route[] {
  */
 const BODIES: Record<string, unknown> = {
   'POST /api/v2/accounts/:uuid/deposit': { amount: '1.00', asset_code: 'USD' },
+  'POST /api/v1/open-banking/sca/:authorisationId': { decision: 'approve' },
   'POST /api/v2/accounts/:uuid/withdraw': { amount: '1.00', asset_code: 'USD' },
   'PUT /api/v2/webhooks/:id': { active: false },
   'POST /api/v2/accounts/:uuid/baskets/compose': { basket_code: 'GCU', amount: '1' },
@@ -272,6 +285,12 @@ beforeAll(async () => {
     { prefix: '/api/v1/defi/swap/', params: { swap_id: ids.swap } },
     { prefix: '/api/v2/defi/flash-loans/', params: { id: ids.flash } },
     { prefix: '/api/v1/ledger/entries/', params: { id: entryId } },
+    { prefix: '/api/v1/open-banking/accounts/', params: { accountId: account } },
+    { prefix: '/api/v1/open-banking/consents/', params: { consentId: `consent_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
+    { prefix: '/api/v1/open-banking/sca/', params: { authorisationId: `obauth_${'0'.repeat(32)}` } },
+    { prefix: '/open-banking/sca/', params: { authorisationId: `obauth_${'0'.repeat(32)}` } },
+    { prefix: '/api/v1/open-banking/my/consents/', params: { consentId: `consent_${'0'.repeat(32)}` } },
+    { prefix: '/api/v1/open-banking/payments/', params: { paymentProduct: 'sepa-credit-transfers', paymentId: `obp_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
     { prefix: '/api/v1/interledger/quotes/', params: { id: ilpQuote.id ?? ilpQuote.quote_id } },
     { prefix: '/api/v1/interledger/payments/', params: { id: ilpPayment.id ?? ilpPayment.payment_id } },
     ...(rail ? [{ prefix: '/api/v1/payment-rails/payments/', params: { id: rail.id ?? rail.payment_id } }] : []),

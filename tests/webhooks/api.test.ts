@@ -75,7 +75,7 @@ describe('event catalog', () => {
     const beyond = data.filter((e) => !SPEC_EVENTS.includes(e.type));
     expect(beyond.length).toBeGreaterThan(0);
     for (const e of beyond) expect(e, e.type).toMatchObject({ produced: true });
-    expect(beyond.every((e) => /^(payment_rail|interledger|basket|governance)\./.test(e.type))).toBe(true);
+    expect(beyond.every((e) => /^(payment_rail|interledger|basket|governance|open_banking)\./.test(e.type))).toBe(true);
     expect(new Set(types).size).toBe(types.length);
     expect(data.find((e) => e.type === 'transfer.completed')).toMatchObject({ group: 'Transfer', produced: true });
     expect(data.find((e) => e.type === 'bridge.initiated')).toMatchObject({ group: 'Cross-chain', produced: true });

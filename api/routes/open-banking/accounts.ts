@@ -1,0 +1,117 @@
+/**
+ * Berlin Group NextGenPSD2 account information (AIS) reads: GET /accounts, /accounts/{account-id},
+ * /accounts/{account-id}/balances and /accounts/{account-id}/transactions, mounted under the
+ * open-banking prefix. The TPP's certificate is the credential (tppCall('PSP_AI')), the Consent-ID
+ * header names what it may read; domain/openbanking/accounts.ts checks the consent and builds the
+ * Berlin Group bodies, returned as `data`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { secondsUntilCountsReset } from '../../../domain/openbanking/access';
+import { readAccountDetails, readAccountList, readBalances, readTransactions, type RawReportQuery } from '../../../domain/openbanking/accounts';
+import {
+  accountDetailsBody,
+  accountListBody,
+  accountParams,
+  aisErrorResponses,
+  aisHeaders,
+  balancesBody,
+  transactionsBody,
+  transactionsQuery,
+  withBalanceQuery,
+} from './account-presenters';
+import { psuPresent, tppCall, tppOf } from './context';
+import { TAGS as tags } from './schemas';
+
+function consentIdOf(request: FastifyRequest): string | undefined {
+  const v = request.headers['consent-id'];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** ACCESS_EXCEEDED lasts until the daily counts start again (midnight UTC): say when, as every 429 does. */
+async function retryAfterOn429(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  if (reply.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(secondsUntilCountsReset()));
+  return payload;
+}
+
+export function accountRoutes(app: FastifyInstance): void {
+  const base = app.prefix;
+  const call = (request: FastifyRequest) => ({ consentId: consentIdOf(request), psuPresent: psuPresent(request), base });
+  const common = { config: { public: true }, preHandler: tppCall('PSP_AI'), onSend: retryAfterOn429 };
+
+  app.get<{ Querystring: { withBalance?: boolean } }>(
+    '/accounts',
+    {
+      ...common,
+      schema: {
+        tags,
+        summary: 'Read account list (Berlin Group AIS)',
+        description:
+          'The accounts the consent (Consent-ID) gives account access to, with _links to what it allows on each; balances too with ' +
+          'withBalance=true where the consent allows them. Without PSU-IP-Address the read counts against the consent\'s frequencyPerDay.',
+        security: [],
+        headers: aisHeaders,
+        querystring: withBalanceQuery,
+        response: { 200: accountListBody, ...aisErrorResponses(false) },
+      },
+    },
+    async (request) => ({ data: await readAccountList(tppOf(request), { ...call(request), withBalance: request.query.withBalance === true }) }),
+  );
+
+  app.get<{ Params: { accountId: string }; Querystring: { withBalance?: boolean } }>(
+    '/accounts/:accountId',
+    {
+      ...common,
+      schema: {
+        tags,
+        summary: 'Read account details (Berlin Group AIS)',
+        description: 'One account the consent gives account access to; balances too with withBalance=true where the consent allows them.',
+        security: [],
+        headers: aisHeaders,
+        params: accountParams,
+        querystring: withBalanceQuery,
+        response: { 200: accountDetailsBody, ...aisErrorResponses(true) },
+      },
+    },
+    async (request) => ({
+      data: await readAccountDetails(tppOf(request), request.params.accountId, { ...call(request), withBalance: request.query.withBalance === true }),
+    }),
+  );
+
+  app.get<{ Params: { accountId: string } }>(
+    '/accounts/:accountId/balances',
+    {
+      ...common,
+      schema: {
+        tags,
+        summary: 'Read balances (Berlin Group AIS)',
+        description: 'Per asset held: closingBooked (posted) and interimAvailable (posted less reserved for pending outflows), as of today (UTC).',
+        security: [],
+        headers: aisHeaders,
+        params: accountParams,
+        response: { 200: balancesBody, ...aisErrorResponses(true) },
+      },
+    },
+    async (request) => ({ data: await readBalances(tppOf(request), request.params.accountId, call(request)) }),
+  );
+
+  app.get<{ Params: { accountId: string }; Querystring: RawReportQuery }>(
+    '/accounts/:accountId/transactions',
+    {
+      ...common,
+      schema: {
+        tags,
+        summary: 'Read transaction list of an account (Berlin Group AIS)',
+        description:
+          'bookingStatus (required): booked, pending or both. dateFrom and dateTo (inclusive, UTC; default the last 90 days) bound the ' +
+          'date the transaction was entered. Newest first, itemsPerPage (at most and by default 500) a page from pageIndex 0; ' +
+          '_links.next is there while more follow. A malformed parameter is 400 FORMAT_ERROR and is not counted.',
+        security: [],
+        headers: aisHeaders,
+        params: accountParams,
+        querystring: transactionsQuery,
+        response: { 200: transactionsBody, ...aisErrorResponses(true) },
+      },
+    },
+    async (request) => ({ data: await readTransactions(tppOf(request), request.params.accountId, request.query, call(request)) }),
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * The customer's side of open banking (under /api/v1/open-banking, platform credentials): what an
+ * SCA authorisation asks and the customer's decision (the platform page and the mobile app call
+ * these), and the consents the customer gave, which they can revoke.
+ */
+import type { FastifyInstance } from 'fastify';
+import { revokeConsentByPsu } from '../../../domain/openbanking/consent-lifecycle';
+import { customerConsents, effectiveStatus, type Consent } from '../../../domain/openbanking/consents';
+import { decideSca, scaRequest } from '../../../domain/openbanking/sca';
+import { envelope, errorResponses, timestamp } from '../../schemas';
+import { principalOf } from '../../types';
+import { TAGS } from './schemas';
+
+const idParams = (name: string) => ({ type: 'object', required: [name], properties: { [name]: { type: 'string', maxLength: 64 } } });
+const nstr = { type: ['string', 'null'] };
+
+const requestSchema = {
+  type: 'object',
+  properties: {
+    authorisation_id: { type: 'string' },
+    sca_status: { type: 'string' },
+    sca_approach: { type: 'string' },
+    environment: { type: 'string' },
+    subject: { type: 'string', enum: ['consent', 'payment'] },
+    tpp: { type: 'object', properties: { name: { type: 'string' }, authorisation_number: { type: 'string' } } },
+    consent: { type: ['object', 'null'], additionalProperties: true },
+    expires_at: timestamp,
+  },
+};
+const decisionSchema = {
+  type: 'object',
+  properties: { sca_status: { type: 'string', enum: ['finalised', 'failed'] }, reason: { type: 'string' }, redirect_uri: nstr },
+};
+const consentSchema = {
+  type: 'object',
+  properties: {
+    consent_id: { type: 'string' },
+    tpp_name: { type: 'string' },
+    status: { type: 'string' },
+    access: { type: 'object', additionalProperties: true },
+    recurring: { type: 'boolean' },
+    valid_until: { type: 'string' },
+    frequency_per_day: { type: 'integer' },
+    authorised_at: { type: ['string', 'null'], format: 'date-time' },
+    created_at: timestamp,
+  },
+};
+
+function presentConsent(c: Consent & { tppName?: string }) {
+  return {
+    consent_id: c.id,
+    ...(c.tppName ? { tpp_name: c.tppName } : {}),
+    status: effectiveStatus(c),
+    access: c.access,
+    recurring: c.recurring,
+    valid_until: c.validUntil,
+    frequency_per_day: c.frequencyPerDay,
+    authorised_at: c.authorisedAt?.toISOString() ?? null,
+    created_at: c.createdAt.toISOString(),
+  };
+}
+
+export function customerRoutes(app: FastifyInstance): void {
+  app.get<{ Params: { authorisationId: string } }>(
+    '/sca/:authorisationId',
+    {
+      // The authorisation id is an unguessable capability (it is only in the TPP's redirect link or the customer's push).
+      config: { public: true },
+      schema: {
+        tags: TAGS,
+        summary: 'What an SCA authorisation asks the customer to approve',
+        security: [],
+        params: idParams('authorisationId'),
+        response: { 200: envelope(requestSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const r = await scaRequest(request.params.authorisationId);
+      return {
+        data: {
+          authorisation_id: r.authorisation.id,
+          sca_status: r.authorisation.scaStatus,
+          sca_approach: r.authorisation.scaApproach,
+          environment: r.authorisation.environment,
+          subject: r.authorisation.subject.kind,
+          tpp: { name: r.tpp.name, authorisation_number: r.tpp.authorisationNumber },
+          consent: r.consent,
+          expires_at: r.authorisation.expiresAt.toISOString(),
+        },
+      };
+    },
+  );
+
+  app.post<{ Params: { authorisationId: string }; Body: { decision: 'approve' | 'deny'; account_ids?: string[] } }>(
+    '/sca/:authorisationId',
+    {
+      config: { idempotency: false },
+      schema: {
+        tags: TAGS,
+        summary: 'The customer approves or denies an SCA authorisation',
+        description:
+          'Needs the customer\'s login session (a bearer access token from password or passkey sign-in; an API key is refused with 403 LOGIN_SESSION_REQUIRED). For a consent naming all accounts (allPsd2, availableAccounts) the customer may pick account_ids among their open accounts. ' +
+          'A consent naming an account that is not the customer\'s fails (sca_status failed, consent rejected). Another customer\'s decoupled authorisation is 404; a finished one 409 STATUS_INVALID.',
+        params: idParams('authorisationId'),
+        body: {
+          type: 'object',
+          required: ['decision'],
+          additionalProperties: false,
+          properties: { decision: { type: 'string', enum: ['approve', 'deny'] }, account_ids: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } } },
+        },
+        response: { 200: envelope(decisionSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const r = await decideSca(principalOf(request), request.params.authorisationId, request.body.decision, { accountIds: request.body.account_ids });
+      return { data: { sca_status: r.scaStatus, ...(r.reason ? { reason: r.reason } : {}), redirect_uri: r.redirectUri } };
+    },
+  );
+
+  app.get(
+    '/my/consents',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Consents you gave to third parties',
+        response: { 200: envelope({ type: 'array', items: consentSchema }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      return { data: (await customerConsents(p.userId, p.environment)).map(presentConsent) };
+    },
+  );
+
+  app.delete<{ Params: { consentId: string } }>(
+    '/my/consents/:consentId',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Revoke a consent you gave (revokedByPsu): the third party can no longer read',
+        params: idParams('consentId'),
+        response: { 200: envelope(consentSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      return { data: presentConsent(await revokeConsentByPsu(p.userId, p.environment, request.params.consentId)) };
+    },
+  );
+}

@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPool } from '../../domain/db/pool';
+import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
+import { registerTpp } from '../../domain/openbanking/tpps';
+import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { startTestWorker, type TestWorker } from '../helpers/worker';
+
+let t: TestApp;
+let worker: TestWorker;
+let other: TestUser;
+let aisTpp: Record<string, string>;
+let otherTpp: Record<string, string>;
+let piOnly: Record<string, string>;
+let main: { id: string; iban: string };
+let second: { id: string; iban: string };
+let othersAccount: { id: string; iban: string };
+
+async function tppHeaders(name: string, roles: Array<'PSP_AI' | 'PSP_PI'>) {
+  const cert = await issueSandboxCertificate({ name, roles });
+  await registerTpp(cert.certificate);
+  return { 'x-ssl-client-cert': encodeURIComponent(cert.certificate) };
+}
+
+const call = (method: string, url: string, headers: Record<string, string>, payload?: object) =>
+  t.app.inject({ method: method as 'GET', url: `/api/v1/open-banking${url}`, headers: { 'x-request-id': randomUUID(), ...headers }, ...(payload ? { payload } : {}) });
+
+async function openAccount(user: TestUser, name: string, deposit?: string) {
+  const id = (await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: user.headers, payload: { name } })).json().data.uuid as string;
+  if (deposit) await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${id}/deposit`, headers: user.headers, payload: { amount: deposit, asset_code: 'EUR' } });
+  const { rows } = await getPool().query<{ iban: string }>('SELECT iban FROM account_ibans WHERE account_id = $1', [id]);
+  return { id, iban: rows[0].iban };
+}
+
+async function sessionOf(user: TestUser): Promise<Record<string, string>> {
+  const r = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+  return { authorization: `Bearer ${r.json().data.access_token}` };
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+
+async function newConsent(access: object, extra: object = {}, headers = aisTpp) {
+  const r = await call('POST', '/consents', headers, { access, recurringIndicator: true, validUntil: daysFromNow(30), frequencyPerDay: 4, ...extra });
+  expect(r.statusCode, r.body).toBe(201);
+  return r.json().data as { consentId: string; consentStatus: string; validUntil: string; frequencyPerDay: number; _links: Record<string, { href: string }> };
+}
+
+async function authorise(consentId: string, decision: 'approve' | 'deny' = 'approve', session?: Record<string, string>, body: object = {}) {
+  const start = await call('POST', `/consents/${consentId}/authorisations`, aisTpp);
+  expect(start.statusCode, start.body).toBe(201);
+  const authId = start.json().data.authorisationId as string;
+  const r = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${authId}`, headers: session ?? (await sessionOf(t.user)), payload: { decision, ...body } });
+  return { start: start.json().data, decision: r };
+}
+
+const status = async (consentId: string, headers = aisTpp) => (await call('GET', `/consents/${consentId}/status`, headers)).json().data?.consentStatus;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  worker = await startTestWorker();
+  other = await createTestUser();
+  aisTpp = await tppHeaders('Account Insight Ltd', ['PSP_AI']);
+  otherTpp = await tppHeaders('Other Aggregator', ['PSP_AI']);
+  piOnly = await tppHeaders('Payments Only', ['PSP_PI']);
+  main = await openAccount(t.user, 'main', '250.00');
+  second = await openAccount(t.user, 'second');
+  othersAccount = await openAccount(other, 'theirs');
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await t?.close();
+});
+
+describe('establishing a consent', () => {
+  it('is received with the granted terms, links to start SCA, and an X-Request-ID replay returns it', async () => {
+    const requestId = randomUUID();
+    const body = { access: { balances: [{ iban: main.iban }] }, recurringIndicator: true, validUntil: '9999-12-31', frequencyPerDay: 10 };
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
+    expect(r.statusCode, r.body).toBe(201);
+    expect(r.headers['x-request-id']).toBe(requestId);
+    const d = r.json().data;
+    // 180 days of validity at most, and at most 4 reads a day without the customer.
+    expect(d).toMatchObject({ consentStatus: 'received', validUntil: daysFromNow(180), frequencyPerDay: 4 });
+    expect(d._links.startAuthorisation.href).toMatch(new RegExp(`/api/v1/open-banking/consents/${d.consentId}/authorisations$`));
+    const again = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data.consentId).toBe(d.consentId);
+    expect((await getPool().query('SELECT count(*)::int AS n FROM ob_consents WHERE request_id = $1', [requestId])).rows[0].n).toBe(1);
+    const info = (await call('GET', `/consents/${d.consentId}`, aisTpp)).json().data;
+    expect(info).toMatchObject({ access: { balances: [{ iban: main.iban }] }, recurringIndicator: true, consentStatus: 'received' });
+  });
+
+  it('refuses what the standard refuses, with its codes', async () => {
+    const ok = { access: { allPsd2: 'allAccounts' }, recurringIndicator: true, validUntil: daysFromNow(10), frequencyPerDay: 4 };
+    const codeOf = async (payload: object, headers: Record<string, string> = aisTpp) => {
+      const r = await call('POST', '/consents', headers, payload);
+      return [r.statusCode, r.json().errors?.[0]?.code, r.json().tppMessages?.[0]?.code];
+    };
+    expect(await codeOf({ ...ok, recurringIndicator: false })).toEqual([400, 'FORMAT_ERROR', 'FORMAT_ERROR']);
+    expect(await codeOf({ ...ok, validUntil: '2020-01-01' })).toEqual([400, 'FORMAT_ERROR', 'FORMAT_ERROR']);
+    expect(await codeOf({ ...ok, access: { accounts: [{ iban: 'DE00123' }] } })).toEqual([400, 'FORMAT_ERROR', 'FORMAT_ERROR']);
+    expect(await codeOf({ ...ok, access: { allPsd2: 'allAccounts', accounts: [{ iban: main.iban }] } })).toEqual([400, 'FORMAT_ERROR', 'FORMAT_ERROR']);
+    expect(await codeOf({ ...ok, access: {} })).toEqual([400, 'FORMAT_ERROR', 'FORMAT_ERROR']);
+    expect(await codeOf(ok, piOnly)).toEqual([403, 'ROLE_INVALID', 'ROLE_INVALID']);
+    expect(await codeOf(ok, {})).toEqual([401, 'CERTIFICATE_MISSING', 'CERTIFICATE_MISSING']);
+    const noId = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: aisTpp, payload: ok });
+    expect([noId.statusCode, noId.json().errors[0].code]).toEqual([400, 'FORMAT_ERROR']);
+    // A one-off consent is read once a day.
+    const once = await newConsent(ok.access, { recurringIndicator: false, frequencyPerDay: 1 });
+    expect(once.frequencyPerDay).toBe(1);
+  });
+
+  it("another TPP's consent is unknown to this one (403 CONSENT_UNKNOWN), for reads, status and deletion", async () => {
+    const c = await newConsent({ allPsd2: 'allAccounts' });
+    for (const [method, url] of [['GET', `/consents/${c.consentId}`], ['GET', `/consents/${c.consentId}/status`], ['DELETE', `/consents/${c.consentId}`]] as const) {
+      const r = await call(method, url, otherTpp);
+      expect([r.statusCode, r.json().errors[0].code], `${method} ${url}`).toEqual([403, 'CONSENT_UNKNOWN']);
+    }
+    expect(await status(c.consentId)).toBe('received');
+  });
+});
+
+describe('SCA: redirect', () => {
+  it('the customer signs in on the platform and approves; the consent is valid for the named accounts only', async () => {
+    const c = await newConsent({ balances: [{ iban: main.iban }], transactions: [{ iban: main.iban }] }, {}, aisTpp);
+    const start = await call('POST', `/consents/${c.consentId}/authorisations`, { ...aisTpp, 'tpp-redirect-uri': 'https://tpp.example/cb' });
+    expect(start.statusCode).toBe(201);
+    const a = start.json().data;
+    expect(a).toMatchObject({ scaStatus: 'received', scaApproach: 'REDIRECT' });
+    expect(a._links.scaRedirect.href).toMatch(new RegExp(`/open-banking/sca/${a.authorisationId}$`));
+    // The page the customer is sent to, and what it shows.
+    const page = await t.app.inject({ method: 'GET', url: `/open-banking/sca/${a.authorisationId}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'nonce-/);
+    const asked = (await t.app.inject({ method: 'GET', url: `/api/v1/open-banking/sca/${a.authorisationId}` })).json().data;
+    expect(asked).toMatchObject({ subject: 'consent', sca_status: 'received', tpp: { name: 'Account Insight Ltd' }, environment: 'sandbox' });
+    // An API key is a developer's credential, not the customer authenticating.
+    const withKey = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: t.headers, payload: { decision: 'approve' } });
+    expect([withKey.statusCode, withKey.json().errors[0].code]).toEqual([403, 'LOGIN_SESSION_REQUIRED']);
+    const ok = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data).toMatchObject({ sca_status: 'finalised' });
+    expect((await call('GET', `/consents/${c.consentId}/authorisations/${a.authorisationId}`, aisTpp)).json().data.scaStatus).toBe('finalised');
+    expect((await call('GET', `/consents/${c.consentId}/authorisations`, aisTpp)).json().data.authorisationIds).toEqual([a.authorisationId]);
+    expect(await status(c.consentId)).toBe('valid');
+    const again = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
+    expect([again.statusCode, again.json().errors[0].code]).toEqual([409, 'STATUS_INVALID']);
+    const accounts = await call('GET', '/accounts', { ...aisTpp, 'consent-id': c.consentId, 'psu-ip-address': '192.0.2.10' });
+    expect(accounts.statusCode, accounts.body).toBe(200);
+    expect(accounts.json().data.accounts.map((x: { iban: string }) => x.iban)).toEqual([main.iban]);
+    const balances = await call('GET', `/accounts/${main.id}/balances`, { ...aisTpp, 'consent-id': c.consentId, 'psu-ip-address': '192.0.2.10' });
+    expect(balances.statusCode, balances.body).toBe(200);
+    expect(JSON.stringify(balances.json().data.balances)).toContain('250');
+    const notCovered = await call('GET', `/accounts/${second.id}/balances`, { ...aisTpp, 'consent-id': c.consentId });
+    expect(notCovered.statusCode).toBe(404);
+  });
+
+  it("a consent naming another customer's account fails its SCA and is rejected; a denial rejects it too", async () => {
+    const c = await newConsent({ accounts: [{ iban: othersAccount.iban }] });
+    const { decision } = await authorise(c.consentId);
+    expect(decision.json().data).toMatchObject({ sca_status: 'failed' });
+    expect(decision.json().data.reason).toContain(othersAccount.iban);
+    expect(await status(c.consentId)).toBe('rejected');
+    const d = await newConsent({ allPsd2: 'allAccounts' });
+    expect((await authorise(d.consentId, 'deny')).decision.json().data).toMatchObject({ sca_status: 'failed' });
+    expect(await status(d.consentId)).toBe('rejected');
+    // Final statuses never change.
+    expect((await call('DELETE', `/consents/${d.consentId}`, aisTpp)).statusCode).toBe(204);
+    expect(await status(d.consentId)).toBe('rejected');
+    const read = await call('GET', '/accounts', { ...aisTpp, 'consent-id': d.consentId });
+    expect([read.statusCode, read.json().errors[0].code]).toEqual([401, 'CONSENT_INVALID']);
+  });
+
+  it('allPsd2 covers the accounts the customer picks among theirs; a new recurring consent ends the older one', async () => {
+    const first = await newConsent({ allPsd2: 'allAccounts' });
+    expect((await authorise(first.consentId, 'approve', undefined, { account_ids: [second.id] })).decision.json().data.sca_status).toBe('finalised');
+    const listed = await call('GET', '/accounts', { ...aisTpp, 'consent-id': first.consentId, 'psu-ip-address': '192.0.2.10' });
+    expect(listed.json().data.accounts.map((x: { resourceId: string }) => x.resourceId)).toEqual([second.id]);
+    const next = await newConsent({ allPsd2: 'allAccounts' });
+    await authorise(next.consentId);
+    expect(await status(next.consentId)).toBe('valid');
+    expect(await status(first.consentId)).toBe('terminatedByTpp');
+    const picked = await newConsent({ allPsd2: 'allAccounts' });
+    expect((await authorise(picked.consentId, 'approve', undefined, { account_ids: [othersAccount.id] })).decision.json().data.sca_status).toBe('failed');
+  });
+});
+
+describe('SCA: decoupled', () => {
+  it('the customer named by PSU-ID is asked in the app and approves there; nobody else can decide it', async () => {
+    const c = await newConsent({ balances: [{ iban: main.iban }] });
+    const start = await call('POST', `/consents/${c.consentId}/authorisations`, { ...aisTpp, 'tpp-decoupled-preferred': 'true', 'psu-id': t.user.email });
+    expect(start.statusCode).toBe(201);
+    const a = start.json().data;
+    expect(a).toMatchObject({ scaApproach: 'DECOUPLED', scaStatus: 'started', psuMessage: expect.any(String) });
+    expect(a._links.scaRedirect).toBeUndefined();
+    const { rows } = await getPool().query("SELECT user_id, data FROM outbox_events WHERE type = 'open_banking.sca_requested' AND aggregate_id = $1", [a.authorisationId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ user_id: t.user.userId, data: { authorisation_id: a.authorisationId, tpp_name: 'Account Insight Ltd', subject_kind: 'consent' } });
+    const stranger = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(other), payload: { decision: 'approve' } });
+    expect(stranger.statusCode).toBe(404);
+    const ok = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
+    expect(ok.json().data.sca_status).toBe('finalised');
+    expect(await status(c.consentId)).toBe('valid');
+  });
+});
+
+describe('ending a consent', () => {
+  it('the TPP deletes it (terminatedByTpp) and the customer revokes theirs (revokedByPsu); reads stop', async () => {
+    const a = await newConsent({ allPsd2: 'allAccounts' }, {}, otherTpp);
+    const start = await call('POST', `/consents/${a.consentId}/authorisations`, otherTpp);
+    await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${start.json().data.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
+    expect(await status(a.consentId, otherTpp)).toBe('valid');
+    const mine = (await t.app.inject({ method: 'GET', url: '/api/v1/open-banking/my/consents', headers: t.headers })).json().data;
+    expect(mine.find((x: { consent_id: string }) => x.consent_id === a.consentId)).toMatchObject({ tpp_name: 'Other Aggregator', status: 'valid' });
+    // Another customer cannot revoke it.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/open-banking/my/consents/${a.consentId}`, headers: other.headers })).statusCode).toBe(404);
+    const revoked = await t.app.inject({ method: 'DELETE', url: `/api/v1/open-banking/my/consents/${a.consentId}`, headers: t.headers });
+    expect(revoked.json().data.status).toBe('revokedByPsu');
+    expect(await status(a.consentId, otherTpp)).toBe('revokedByPsu');
+    expect((await call('GET', '/accounts', { ...otherTpp, 'consent-id': a.consentId })).json().errors[0].code).toBe('CONSENT_INVALID');
+
+    const b = await newConsent({ allPsd2: 'allAccounts' }, {}, otherTpp);
+    expect((await call('DELETE', `/consents/${b.consentId}`, otherTpp)).statusCode).toBe(204);
+    expect(await status(b.consentId, otherTpp)).toBe('terminatedByTpp');
+    const late = await call('POST', `/consents/${b.consentId}/authorisations`, otherTpp);
+    expect([late.statusCode, late.json().errors[0].code]).toEqual([409, 'STATUS_INVALID']);
+  });
+
+  it('a consent past its last day reads as expired (401 CONSENT_EXPIRED) before its timer runs', async () => {
+    const c = await newConsent({ allPsd2: 'allAccounts' });
+    await authorise(c.consentId);
+    await getPool().query("UPDATE ob_consents SET valid_until = current_date - 1 WHERE id = $1", [c.consentId]);
+    expect(await status(c.consentId)).toBe('expired');
+    const r = await call('GET', '/accounts', { ...aisTpp, 'consent-id': c.consentId });
+    expect([r.statusCode, r.json().errors[0].code]).toEqual([401, 'CONSENT_EXPIRED']);
+  });
+
+  it('an unauthorised consent is rejected by its timer; a valid one expires by its timer', async () => {
+    process.env.OPEN_BANKING_SCA_TIMEOUT_SECONDS = '1';
+    try {
+      const c = await newConsent({ allPsd2: 'allAccounts' });
+      const deadline = Date.now() + 20_000;
+      while ((await status(c.consentId)) === 'received' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await status(c.consentId)).toBe('rejected');
+      expect((await getPool().query('SELECT status FROM ob_consents WHERE id = $1', [c.consentId])).rows[0].status).toBe('rejected');
+    } finally {
+      delete process.env.OPEN_BANKING_SCA_TIMEOUT_SECONDS;
+    }
+    // Valid until today: the timer ends it at midnight UTC. Moved to yesterday, the timer (woken by a
+    // change signal) finds its end passed and expires it in the database.
+    const v = await newConsent({ allPsd2: 'allAccounts' }, { validUntil: today() });
+    await authorise(v.consentId);
+    expect(await status(v.consentId)).toBe('valid');
+    await getPool().query("UPDATE ob_consents SET valid_until = current_date - 1 WHERE id = $1", [v.consentId]);
+    const { signalWorkflow } = await import('../../domain/temporal/signals');
+    await signalWorkflow(`ob-consent-${v.consentId}`, 'consentChanged', 'valid');
+    const deadline = Date.now() + 20_000;
+    const stored = async () => (await getPool().query('SELECT status FROM ob_consents WHERE id = $1', [v.consentId])).rows[0].status;
+    while ((await stored()) === 'valid' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await stored()).toBe('expired');
+  });
+});

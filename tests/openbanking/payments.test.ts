@@ -1,0 +1,362 @@
+/**
+ * Berlin Group payment initiation (POST /api/v1/open-banking/payments…) end to end: real PostgreSQL,
+ * the real workflows on Temporal's time-skipping test server (SEPA cut-offs and the SCA deadline
+ * pass in seconds), a sandbox TPP registered with its certificate, and a customer with an EUR
+ * balance. The first payment's SCA goes through the customer's route (a login session approves);
+ * the others are played by the domain calls that route makes (paymentScaCheck + paymentAuthorised /
+ * paymentScaFailed).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPool } from '../../domain/db/pool';
+import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/openbanking/certificates';
+import { paymentAuthorised, paymentScaCheck, paymentScaFailed } from '../../domain/openbanking/payments';
+import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
+import { registerTpp } from '../../domain/openbanking/tpps';
+import { generateMessage } from '../../iso20022/index';
+import { makeIban } from '../../iso20022/iban';
+import type { TestApp } from '../helpers/app';
+import { refusedWith } from '../helpers/refusal';
+import { startRailsHarness, type RailsHarness } from '../rails/harness';
+import { balance, openFundedAccount } from '../transfers/helpers';
+
+const BASE = '/api/v1/open-banking';
+const CREDITOR_IBAN = makeIban('FR', '30006000011234567890189');
+
+let h: RailsHarness;
+let t: TestApp;
+let tpp: Record<string, string>;
+let otherTpp: Record<string, string>;
+let aisOnlyTpp: Record<string, string>;
+let account = '';
+let iban = '';
+
+async function sandboxTpp(name: string, roles: Psd2Role[]) {
+  const issued = await issueSandboxCertificate({ name, roles });
+  await registerTpp(issued.certificate);
+  return { [TPP_CERTIFICATE_HEADER]: encodeURIComponent(issued.certificate) };
+}
+
+beforeAll(async () => {
+  h = await startRailsHarness('ob-payments-test');
+  t = h.t;
+  tpp = await sandboxTpp('Payments TPP', ['PSP_PI']);
+  otherTpp = await sandboxTpp('Other TPP', ['PSP_PI', 'PSP_AI']);
+  aisOnlyTpp = await sandboxTpp('AIS only TPP', ['PSP_AI']);
+  account = await openFundedAccount(t, t.headers, '1000.00', 'EUR');
+  iban = (await getPool().query<{ iban: string }>('SELECT iban FROM account_ibans WHERE account_id = $1', [account])).rows[0].iban;
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const headersOf = (who: Record<string, string>, requestId = randomUUID()) => ({ ...who, 'x-request-id': requestId });
+const codeOf = (r: { json(): { errors?: { code: string }[] } }) => r.json().errors?.[0]?.code;
+
+function body(extra: Record<string, unknown> = {}) {
+  return {
+    instructedAmount: { currency: 'EUR', amount: '100.00' },
+    debtorAccount: { iban },
+    creditorAccount: { iban: CREDITOR_IBAN },
+    creditorName: 'Dupont et Fils SA',
+    creditorAgent: 'BNPAFRPPXXX',
+    remittanceInformationUnstructured: 'Invoice 42',
+    ...extra,
+  };
+}
+
+function initiate(product: string, payload: object | string, who = tpp, requestId = randomUUID()) {
+  const xml = typeof payload === 'string';
+  return t.app.inject({
+    method: 'POST',
+    url: `${BASE}/payments/${product}`,
+    headers: { ...headersOf(who, requestId), ...(xml ? { 'content-type': 'application/xml' } : {}) },
+    payload,
+  });
+}
+
+const get = (url: string, who = tpp) => t.app.inject({ method: 'GET', url: `${BASE}${url}`, headers: headersOf(who) });
+
+/** Runs the payment's workflow to its end on skipped time; the payment's row after it. */
+async function finish(paymentId: string) {
+  await h.env.client.workflow.getHandle(`ob-payment-${paymentId}`).result();
+  return (await getPool().query('SELECT * FROM ob_payments WHERE id = $1', [paymentId])).rows[0];
+}
+
+/** The customer approves, as the SCA route does. */
+async function authorise(paymentId: string, userId = t.user.userId) {
+  await paymentScaCheck(paymentId, userId);
+  await paymentAuthorised(paymentId, userId);
+}
+
+async function waitForTransactionStatus(paymentId: string, status: string) {
+  let seen = '';
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    seen = (await getPool().query('SELECT transaction_status FROM ob_payments WHERE id = $1', [paymentId])).rows[0].transaction_status;
+    if (seen === status) return;
+  }
+  expect(seen).toBe(status);
+}
+
+
+/** Journal entries of the rail payment that executed an open banking payment, with their lines' totals. */
+async function entriesOf(railPaymentId: string) {
+  const { rows } = await getPool().query<{ id: string; status: string; debits: string; credits: string; customer_debit: string | null }>(
+    `SELECT e.id, e.status,
+            sum(l.amount) FILTER (WHERE l.direction = 'debit')::text AS debits,
+            sum(l.amount) FILTER (WHERE l.direction = 'credit')::text AS credits,
+            sum(l.amount) FILTER (WHERE l.direction = 'debit' AND l.account_id = $2)::text AS customer_debit
+       FROM journal_entries e JOIN ledger_lines l ON l.entry_id = e.id
+      WHERE e.metadata->>'rail_payment_id' = $1 GROUP BY e.id, e.status`,
+    [railPaymentId, account],
+  );
+  return rows;
+}
+
+describe('open banking payment initiation', () => {
+  it('SEPA credit transfer (JSON): RCVD, SCA, ACTC, the rail settles it: ACSC with one balanced posted entry debiting the customer', async () => {
+    const before = await balance(t, t.headers, account, 'EUR');
+    const r = await initiate('sepa-credit-transfers', body({ endToEndIdentification: 'E2E-OB-1' }));
+    expect(r.statusCode).toBe(201);
+    const created = r.json().data;
+    expect(created).toMatchObject({ transactionStatus: 'RCVD', paymentId: expect.stringMatching(/^obp_/) });
+    const self = `${BASE}/payments/sepa-credit-transfers/${created.paymentId}`;
+    expect(created._links.self.href).toMatch(new RegExp(`${self}$`));
+    expect(created._links.status.href).toMatch(new RegExp(`${self}/status$`));
+    expect(created._links.startAuthorisation.href).toMatch(new RegExp(`${self}/authorisations$`));
+
+    // The TPP starts the SCA; the customer is redirected to the platform's page.
+    const auth = await t.app.inject({ method: 'POST', url: `${self}/authorisations`, headers: headersOf(tpp) });
+    expect(auth.statusCode).toBe(201);
+    expect(auth.json().data).toMatchObject({ scaStatus: 'received', scaApproach: 'REDIRECT', _links: { scaRedirect: { href: expect.any(String) } } });
+    const authId = auth.json().data.authorisationId;
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations`)).json().data).toEqual({ authorisationIds: [authId] });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'received' });
+
+    // The customer signs in on the page (a password session; an API key may not decide) and approves.
+    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: t.user.email, password: t.user.password } });
+    const decided = await t.app.inject({ method: 'POST', url: `${BASE}/sca/${authId}`, headers: { authorization: `Bearer ${login.json().data.access_token}` }, payload: { decision: 'approve' } });
+    expect(decided.json().data).toMatchObject({ sca_status: 'finalised' });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'finalised' });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json().data.transactionStatus).toMatch(/^(ACTC|ACSP)$/);
+    // Authorising again is a no-op; a payment no longer awaiting SCA cannot be cancelled.
+    await paymentAuthorised(created.paymentId, t.user.userId);
+    const late = await t.app.inject({ method: 'DELETE', url: self, headers: headersOf(tpp) });
+    expect(late.statusCode).toBe(405);
+    expect(codeOf(late)).toBe('CANCELLATION_INVALID');
+
+    // The rail reserves at once, then waits for the SEPA window: the TPP sees ACSP meanwhile.
+    await waitForTransactionStatus(created.paymentId, 'ACSP');
+
+    const row = await finish(created.paymentId);
+    expect(row).toMatchObject({ transaction_status: 'ACSC', status_reason: null, account_id: account, user_id: t.user.userId, end_to_end_id: 'E2E-OB-1' });
+    // Both workflows are found by their own PaymentId, with the platform's attributes.
+    const attributes = async (workflowId: string) => {
+      const sa = (await h.env.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes;
+      return (name: string, type = 'KEYWORD') => sa.get({ name, type } as never);
+    };
+    const ob = await attributes(`ob-payment-${created.paymentId}`);
+    expect([ob('PaymentId'), ob('Rail'), ob('AssetCode'), ob('Amount'), ob('Environment'), ob('UserId'), ob('BusinessStatus')]).toEqual([
+      created.paymentId, 'sepa_ct', 'EUR', '100.00', 'sandbox', t.user.userId, 'ACSC',
+    ]);
+    expect(ob('AccountIds', 'KEYWORD_LIST')).toEqual([account]);
+    const railWf = await attributes(`rail-payment-${row.rail_payment_id}`);
+    expect([railWf('PaymentId'), railWf('Rail'), railWf('UserId'), railWf('BusinessStatus')]).toEqual([row.rail_payment_id, 'sepa_ct', t.user.userId, 'completed']);
+    const rail = (await getPool().query('SELECT status, rail, amount::text, memo, account_id FROM rail_payments WHERE id = $1', [row.rail_payment_id])).rows[0];
+    expect(rail).toMatchObject({ status: 'completed', rail: 'sepa_ct', account_id: account, memo: 'Invoice 42' });
+    expect(Number(rail.amount)).toBe(100);
+    const entries = await entriesOf(row.rail_payment_id);
+    expect(entries).toHaveLength(1);
+    expect(entries[0].status).toBe('posted');
+    expect(Number(entries[0].debits)).toBe(100);
+    expect(entries[0].credits).toBe(entries[0].debits);
+    expect(Number(entries[0].customer_debit)).toBe(100);
+    expect(Number((await balance(t, t.headers, account, 'EUR')).total_balance)).toBe(Number(before.total_balance) - 100);
+
+    const read = await get(`/payments/sepa-credit-transfers/${created.paymentId}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().data).toEqual({
+      endToEndIdentification: 'E2E-OB-1',
+      debtorAccount: { iban },
+      instructedAmount: { currency: 'EUR', amount: '100.00' },
+      creditorAccount: { iban: CREDITOR_IBAN },
+      creditorAgent: 'BNPAFRPPXXX',
+      creditorName: 'Dupont et Fils SA',
+      remittanceInformationUnstructured: 'Invoice 42',
+      transactionStatus: 'ACSC',
+    });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json().data).toEqual({ transactionStatus: 'ACSC' });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'finalised' });
+  });
+
+  it('instant SEPA from a pain.001 document goes through the same steps to ACSC', async () => {
+    const xml = generateMessage({
+      type: 'pain.001',
+      debtor: { name: 'Customer', account: { iban } },
+      transactions: [{ amount: '25.50', currency: 'EUR', end_to_end_id: 'E2E-XML-1', creditor: { name: 'Dupont et Fils SA', account: { iban: CREDITOR_IBAN }, agent: { bic: 'BNPAFRPPXXX' } }, remittance_information: 'Order 7' }],
+    }).xml as string;
+    const r = await initiate('instant-sepa-credit-transfers', xml);
+    expect(r.statusCode).toBe(201);
+    const id = r.json().data.paymentId;
+    await authorise(id);
+    const row = await finish(id);
+    expect(row).toMatchObject({ transaction_status: 'ACSC', end_to_end_id: 'E2E-XML-1', remittance: 'Order 7', rail: 'sepa_instant' });
+    expect(row.creditor).toMatchObject({ iban: CREDITOR_IBAN, name: 'Dupont et Fils SA', bic: 'BNPAFRPPXXX' });
+    expect((await getPool().query('SELECT status, rail FROM rail_payments WHERE id = $1', [row.rail_payment_id])).rows[0]).toEqual({ status: 'completed', rail: 'sepa_instant' });
+    expect(await entriesOf(row.rail_payment_id)).toEqual([expect.objectContaining({ status: 'posted', customer_debit: '25.500000000000000000' })]);
+  });
+
+  it('insufficient funds: the rail refuses to reserve, RJCT AM04, nothing posted, the balance unchanged', async () => {
+    const before = await balance(t, t.headers, account, 'EUR');
+    const r = await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '50000.00' } }));
+    const id = r.json().data.paymentId;
+    await authorise(id);
+    const row = await finish(id);
+    expect(row).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AM04' });
+    expect((await getPool().query('SELECT status, failure_code FROM rail_payments WHERE id = $1', [row.rail_payment_id])).rows[0]).toEqual({ status: 'failed', failure_code: 'INSUFFICIENT_FUNDS' });
+    expect((await entriesOf(row.rail_payment_id)).filter((e) => e.status === 'posted')).toEqual([]);
+    expect(await balance(t, t.headers, account, 'EUR')).toEqual(before);
+    const status = (await get(`/payments/instant-sepa-credit-transfers/${id}/status`)).json().data;
+    expect(status).toEqual({ transactionStatus: 'RJCT', tppMessages: [{ category: 'ERROR', code: 'PAYMENT_FAILED', text: 'AM04: Insufficient funds' }] });
+  });
+
+  it("the rail's own rejection code is passed on (pacs.002 RJCT AC04)", async () => {
+    const id = (await initiate('instant-sepa-credit-transfers', body({ remittanceInformationUnstructured: 'REJECT:AC04' }))).json().data.paymentId;
+    await authorise(id);
+    expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AC04' });
+  });
+
+  it('SCA not completed in time: RJCT AB05, nothing created on the rails; authorising afterwards is refused', async () => {
+    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const auth = await t.app.inject({ method: 'POST', url: `${BASE}/payments/sepa-credit-transfers/${id}/authorisations`, headers: headersOf(tpp) });
+    const row = await finish(id);
+    expect(row).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AB05', rail_payment_id: null });
+    expect((await get(`/payments/sepa-credit-transfers/${id}/authorisations/${auth.json().data.authorisationId}`)).json().data).toEqual({ scaStatus: 'failed' });
+    expect(await refusedWith(paymentScaCheck(id, t.user.userId))).toBe('STATUS_INVALID');
+    expect(await refusedWith(paymentAuthorised(id, t.user.userId))).toBe('STATUS_INVALID');
+  });
+
+  it('the customer denies: RJCT MS02', async () => {
+    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    await paymentScaFailed(id, 'denied');
+    expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'MS02', rail_payment_id: null });
+  });
+
+  it('cancelled before SCA: CANC (DS02), the workflow ends, cancelling again is the same, no new authorisation', async () => {
+    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const url = `${BASE}/payments/sepa-credit-transfers/${id}`;
+    const del = await t.app.inject({ method: 'DELETE', url, headers: headersOf(tpp) });
+    expect(del.statusCode).toBe(204);
+    expect(await finish(id)).toMatchObject({ transaction_status: 'CANC', status_reason: 'DS02', rail_payment_id: null });
+    expect((await t.app.inject({ method: 'DELETE', url, headers: headersOf(tpp) })).statusCode).toBe(204);
+    const auth = await t.app.inject({ method: 'POST', url: `${url}/authorisations`, headers: headersOf(tpp) });
+    expect(auth.statusCode).toBe(409);
+    expect(codeOf(auth)).toBe('STATUS_INVALID');
+    expect(await refusedWith(paymentAuthorised(id, t.user.userId))).toBe('STATUS_INVALID');
+  });
+
+  it('a debtor IBAN that is no account here is accepted, then rejected at SCA (AC02); another customer cannot authorise', async () => {
+    const unknown = makeIban('DE', '000000009999999999');
+    const r = await initiate('sepa-credit-transfers', body({ debtorAccount: { iban: unknown } }));
+    expect(r.statusCode).toBe(201);
+    const id = r.json().data.paymentId;
+    expect(await refusedWith(paymentScaCheck(id, t.user.userId))).toBe('PSU_CREDENTIALS_INVALID');
+    expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AC02', account_id: null, user_id: null });
+
+    const mine = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const { createTestUser } = await import('../helpers/app');
+    const stranger = await createTestUser();
+    expect(await refusedWith(paymentScaCheck(mine, stranger.userId))).toBe('PSU_CREDENTIALS_INVALID');
+    expect(await refusedWith(paymentAuthorised(mine, stranger.userId))).toBe('PSU_CREDENTIALS_INVALID');
+    expect((await getPool().query('SELECT transaction_status FROM ob_payments WHERE id = $1', [mine])).rows[0].transaction_status).toBe('RCVD');
+    await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/sepa-credit-transfers/${mine}`, headers: headersOf(tpp) });
+  });
+
+  it('an X-Request-ID replay returns the same payment (200) and creates nothing', async () => {
+    const requestId = randomUUID();
+    const first = await initiate('sepa-credit-transfers', body(), tpp, requestId);
+    const again = await initiate('sepa-credit-transfers', body(), tpp, requestId);
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data.paymentId).toBe(first.json().data.paymentId);
+    // The spec form (product in the body) with the same X-Request-ID is the same request too.
+    const spec = await t.app.inject({ method: 'POST', url: `${BASE}/payments`, headers: headersOf(tpp, requestId), payload: { paymentProduct: 'sepa-credit-transfers', ...body() } });
+    expect(spec.json().data.paymentId).toBe(first.json().data.paymentId);
+    expect((await getPool().query('SELECT count(*)::int AS n FROM ob_payments WHERE request_id = $1', [requestId])).rows[0].n).toBe(1);
+    // Another TPP's X-Request-ID space is its own.
+    const other = await initiate('sepa-credit-transfers', body(), otherTpp, requestId);
+    expect(other.statusCode).toBe(201);
+    expect(other.json().data.paymentId).not.toBe(first.json().data.paymentId);
+    for (const [who, id] of [[tpp, first.json().data.paymentId], [otherTpp, other.json().data.paymentId]] as const) {
+      await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/sepa-credit-transfers/${id}`, headers: headersOf(who) });
+    }
+  });
+
+  it("another TPP's payment is 404 RESOURCE_UNKNOWN on every route", async () => {
+    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const url = `${BASE}/payments/sepa-credit-transfers/${id}`;
+    for (const [method, path] of [['GET', url], ['GET', `${url}/status`], ['DELETE', url], ['POST', `${url}/authorisations`], ['GET', `${url}/authorisations`]] as const) {
+      const r = await t.app.inject({ method, url: path, headers: headersOf(otherTpp) });
+      expect(r.statusCode, `${method} ${path}`).toBe(404);
+      expect(codeOf(r)).toBe('RESOURCE_UNKNOWN');
+      expect(r.body).not.toContain(iban);
+    }
+    // The right id under another product is unknown too.
+    const wrongProduct = await get(`/payments/instant-sepa-credit-transfers/${id}`);
+    expect(codeOf(wrongProduct)).toBe('RESOURCE_UNKNOWN');
+    expect((await get(`/payments/sepa-credit-transfers/${id}/status`)).json().data.transactionStatus).toBe('RCVD');
+    await t.app.inject({ method: 'DELETE', url, headers: headersOf(tpp) });
+  });
+
+  it('unknown product: 404 PRODUCT_UNKNOWN (initiation and reads); no PSP_PI role: 403 ROLE_INVALID', async () => {
+    const r = await initiate('target-2-payments', body());
+    expect(r.statusCode).toBe(404);
+    expect(codeOf(r)).toBe('PRODUCT_UNKNOWN');
+    expect(r.json().tppMessages?.[0]).toMatchObject({ category: 'ERROR', code: 'PRODUCT_UNKNOWN' });
+    const spec = await t.app.inject({ method: 'POST', url: `${BASE}/payments`, headers: headersOf(tpp), payload: { paymentProduct: 'pain.001-sepa-credit-transfers', ...body() } });
+    expect(codeOf(spec)).toBe('PRODUCT_UNKNOWN');
+    expect(codeOf(await get('/payments/target-2-payments/obp_x/status'))).toBe('PRODUCT_UNKNOWN');
+
+    const role = await initiate('sepa-credit-transfers', body(), aisOnlyTpp);
+    expect(role.statusCode).toBe(403);
+    expect(codeOf(role)).toBe('ROLE_INVALID');
+    const noCert = await t.app.inject({ method: 'POST', url: `${BASE}/payments/sepa-credit-transfers`, headers: { 'x-request-id': randomUUID() }, payload: body() });
+    expect(noCert.statusCode).toBe(401);
+    expect(codeOf(noCert)).toBe('CERTIFICATE_MISSING');
+    expect((await getPool().query('SELECT count(*)::int AS n FROM ob_payments WHERE tpp_id IN (SELECT id FROM ob_tpps WHERE name = $1)', ['AIS only TPP'])).rows[0].n).toBe(0);
+  });
+
+  it('refuses bodies the product cannot take: 400 FORMAT_ERROR / PAYMENT_FAILED with the field', async () => {
+    const cases: Array<[string, object | string, string, string | undefined]> = [
+      ['sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.005' } }), 'FORMAT_ERROR', '/instructedAmount/amount'],
+      ['sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '1e3' } }), 'FORMAT_ERROR', '/instructedAmount/amount'],
+      ['sepa-credit-transfers', body({ instructedAmount: { currency: 'USD', amount: '10.00' } }), 'FORMAT_ERROR', '/instructedAmount/currency'],
+      ['sepa-credit-transfers', body({ creditorAccount: { iban: 'FR7630006000011234567890188' } }), 'FORMAT_ERROR', '/creditorAccount/iban'],
+      ['sepa-credit-transfers', body({ creditorAgent: 'NOTABIC' }), 'FORMAT_ERROR', '/creditorAgent'],
+      // A creditor outside SEPA: the SEPA rail cannot reach it.
+      ['sepa-credit-transfers', body({ creditorAccount: { iban: makeIban('BR', '00360305000010009795493P1') } }), 'PAYMENT_FAILED', undefined],
+      ['cross-border-credit-transfers', '<Document/>', 'FORMAT_ERROR', undefined],
+      ['sepa-credit-transfers', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "e">]><Document/>', 'FORMAT_ERROR', undefined],
+    ];
+    for (const [product, payload, code, pointer] of cases) {
+      const r = await initiate(product, payload);
+      expect(r.statusCode, JSON.stringify(payload).slice(0, 120)).toBe(400);
+      expect(r.json().errors[0]).toMatchObject({ code, ...(pointer ? { source: { pointer } } : {}) });
+    }
+    // Two transfers in one pain.001: one payment initiation is one transfer.
+    const two = generateMessage({
+      type: 'pain.001',
+      debtor: { name: 'Customer', account: { iban } },
+      transactions: [1, 2].map((n) => ({ amount: `${n}.00`, currency: 'EUR', creditor: { name: 'C', account: { iban: CREDITOR_IBAN } } })),
+    }).xml as string;
+    const r = await initiate('sepa-credit-transfers', two);
+    expect(r.statusCode).toBe(400);
+    expect(r.json().errors[0].detail).toMatch(/exactly one credit transfer/);
+    // Cross-border takes other currencies the SWIFT rail carries.
+    const gbp = await initiate('cross-border-credit-transfers', body({ instructedAmount: { currency: 'GBP', amount: '10.00' }, creditorAccount: { iban: makeIban('GB', 'NWBK60161331926819') } }));
+    expect(gbp.statusCode).toBe(201);
+    await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/cross-border-credit-transfers/${gbp.json().data.paymentId}`, headers: headersOf(tpp) });
+    expect((await getPool().query("SELECT count(*)::int AS n FROM ob_payments WHERE currency = 'USD'")).rows[0].n).toBe(0);
+  });
+});
