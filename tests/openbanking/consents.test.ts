@@ -156,6 +156,13 @@ describe('SCA: redirect', () => {
     expect(JSON.stringify(balances.json().data.balances)).toContain('250');
     const notCovered = await call('GET', `/accounts/${second.id}/balances`, { ...aisTpp, 'consent-id': c.consentId });
     expect(notCovered.statusCode).toBe(404);
+    // Without the customer present: 4 reads a day of this endpoint and account, however many arrive at once.
+    const parallel = await Promise.all(Array.from({ length: 8 }, () => call('GET', `/accounts/${main.id}/balances`, { ...aisTpp, 'consent-id': c.consentId })));
+    expect(parallel.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 429, 429, 429, 429]);
+    expect(parallel.find((r) => r.statusCode === 429)!.json().tppMessages[0].code).toBe('ACCESS_EXCEEDED');
+    // Another endpoint has its own count; the customer present is not counted.
+    expect((await call('GET', `/accounts/${main.id}/transactions?bookingStatus=both`, { ...aisTpp, 'consent-id': c.consentId })).statusCode).toBe(200);
+    expect((await call('GET', `/accounts/${main.id}/balances`, { ...aisTpp, 'consent-id': c.consentId, 'psu-ip-address': '192.0.2.10' })).statusCode).toBe(200);
   });
 
   it("a consent naming another customer's account fails its SCA and is rejected; a denial rejects it too", async () => {
