@@ -18,6 +18,8 @@ import { createPartnerSdkActivities } from './partner/sdk';
 import { createSmsActivities } from './sms';
 import { createObPaymentActivities } from './openbanking/payments';
 import { createOpenBankingConsentActivities } from './openbanking/consents';
+import { createMfProvisioningActivities } from './microfinance/provisioning';
+import { createMfLoanActivities } from './microfinance/loans';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -49,5 +51,7 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createSmsActivities(),
     ...createObPaymentActivities(),
     ...createOpenBankingConsentActivities(),
+    ...createMfProvisioningActivities({ pool: deps.pool }),
+    ...createMfLoanActivities(),
   };
 }

@@ -50,6 +50,14 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   PARTNER_KEY_MISMATCH: 403,
   PARTNER_SUSPENDED: 403,
   REVERSAL_NOT_PERMITTED: 403,
+  // Microfinance teller cash (domain/microfinance/teller): staff roles and the four-eyes rule on variances.
+  TELLER_NOT_IN_OFFICE: 403,
+  TELLER_REQUIRED: 403,
+  SUPERVISOR_REQUIRED: 403,
+  VARIANCE_SELF_APPROVAL: 403,
+  // Group loans (docs/microfinance-loans.md): another member's loan is repaid by its borrower; the leader applies for others.
+  MF_BORROWER_REQUIRED: 403,
+  MF_LEADER_REQUIRED: 403,
   // Berlin Group NextGenPSD2 codes: the TPP's certificate lacks the PSD2 role the call needs.
   ROLE_INVALID: 403,
   // 404: no such resource for this caller (another user's included).
@@ -61,6 +69,10 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   CHECK_NOT_FOUND: 404,
   ENTRY_NOT_FOUND: 404,
   HOLD_NOT_FOUND: 404,
+  OFFICE_NOT_FOUND: 404,
+  TELLER_SESSION_NOT_FOUND: 404,
+  MF_GROUP_NOT_FOUND: 404,
+  MF_LOAN_NOT_FOUND: 404,
   ISSUER_NOT_FOUND: 404,
   PAYMENT_NOT_FOUND: 404,
   PAYMENT_INTENT_NOT_FOUND: 404,
@@ -89,6 +101,13 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // 409: the wallet is another customer's; a payment that is not settled cannot be refunded.
   WALLET_ALREADY_REGISTERED: 409,
   PAYMENT_NOT_REFUNDABLE: 409,
+  // 409: a teller's session that is not in the state the change needs (docs/microfinance-teller.md).
+  TELLER_SESSION_ALREADY_OPEN: 409,
+  TELLER_SESSION_NOT_OPEN: 409,
+  VARIANCE_NOT_PENDING: 409,
+  TELLER_ALREADY_ASSIGNED: 409,
+  // 409: a group or loan not in the state the change needs (docs/microfinance-loans.md).
+  MF_INVALID_STATE: 409,
   // 410: a signed download link past its expiry (a fresh one comes with the generation).
   LINK_EXPIRED: 410,
   // 503: a dependency is not available; nothing was done.

@@ -114,13 +114,14 @@ async function main() {
   await ensureBasketValuationSchedule();
   await ensureGovernanceSchedule();
   await (await import('../domain/regtech/mifid/schedule')).ensureMifidDeadlineSchedule();
+  await (await import('../domain/microfinance/provisioning/schedule')).ensureMfProvisioningSchedule();
   // The current hour's valuation now (idempotent), so value history starts at once.
   await (await import('../domain/baskets/valuations')).recordValuations(new Date());
   // The OFAC list the screening reads (loaded when its files changed).
   await (await import('../domain/regtech/sanctions')).ensureSanctionsList();
   const { startEventDispatcher } = await import('../domain/events/dispatcher');
   dispatcher = startEventDispatcher();
-  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll, hourly MiFID II deadline check; event dispatcher running`);
+  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll, hourly MiFID II deadline check, daily microfinance provisioning; event dispatcher running`);
 
   progress('API');
   const { buildApp } = await import('../api/app');

@@ -9,6 +9,7 @@ import { ensureBasketValuationSchedule } from '../domain/baskets/valuation-sched
 import { recordValuations } from '../domain/baskets/valuations';
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
 import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
+import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
@@ -49,6 +50,8 @@ if (cfg.manageBasketSchedules) {
 }
 // The hourly MiFID II T+1 deadline check, likewise (it checks the MiFID II settings first).
 if (cfg.manageMifidSchedule) await ensureMifidDeadlineSchedule();
+// The daily IFRS 9 provisioning run of microfinance loans (idempotent per environment, currency and day).
+await ensureMfProvisioningSchedule();
 // Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
 const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());

@@ -18,3 +18,5 @@ export { sdkGenerationWorkflow } from './sdk-generation';
 export { smsSendWorkflow } from './sms-send';
 export { openBankingConsentWorkflow } from './ob-consent';
 export { obPaymentWorkflow } from './ob-payment';
+export { mfProvisioningWorkflow } from './mf-provisioning';
+export { mfLoanWorkflow } from './mf-loan';

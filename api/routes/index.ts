@@ -25,6 +25,7 @@ import x402Routes from './x402';
 import smsRoutes from './sms';
 import mcpRoutes from './mcp';
 import aiRoutes from './ai';
+import microfinanceRoutes from './microfinance';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 import openBankingRoutes from './open-banking';
@@ -58,4 +59,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(aiRoutes);
   await app.register(openBankingRoutes, { prefix: '/api/v1/open-banking' });
   await app.register(scaPageRoutes);
+  await app.register(microfinanceRoutes, { prefix: '/api/v1/microfinance' });
 }

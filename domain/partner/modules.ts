@@ -3,7 +3,7 @@
  * (white-label `features`), by the OpenAPI tag of each route. Routes of the platform itself
  * (authentication, API keys, system, partner, operations) belong to no module and are always open.
  */
-export const MODULES = ['accounts', 'payments', 'crosschain', 'defi', 'gcu', 'regtech', 'mobile', 'webhooks', 'iso20022', 'dashboard', 'open_banking'] as const;
+export const MODULES = ['accounts', 'payments', 'crosschain', 'defi', 'gcu', 'regtech', 'mobile', 'webhooks', 'iso20022', 'dashboard', 'open_banking', 'microfinance'] as const;
 export type Module = (typeof MODULES)[number];
 
 const MODULE_BY_TAG: Record<string, Module> = {
@@ -33,6 +33,8 @@ const MODULE_BY_TAG: Record<string, Module> = {
   'Live dashboard': 'dashboard',
   // PSD2 access to accounts for third-party providers (Berlin Group NextGenPSD2).
   'Open banking': 'open_banking',
+  // Group lending, loans, teller cash and loan-loss provisioning (docs/microfinance.md).
+  Microfinance: 'microfinance',
 };
 
 /** The module a route belongs to (by its first tag), or null for the platform's own routes. */

@@ -8,9 +8,9 @@
  * Overlap SKIP: a run still going when the next hour comes is not doubled. Catch-up window one
  * hour: after an outage only the last missed hour runs (each run judges the hour it was scheduled for).
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { loadConfig } from '../platform/config';
-import { getTemporalClient } from './client';
+import { ensureSchedule, type ScheduleResult } from './ensure-schedule';
 
 const CATCHUP_WINDOW_MS = 3_600_000;
 
@@ -58,25 +58,10 @@ export function hourlyScheduleMatches(d: ScheduleDescription, taskQueue: string,
   );
 }
 
-export interface HourlyScheduleResult {
-  id: string;
-  outcome: 'created' | 'updated' | 'unchanged';
-}
+export type HourlyScheduleResult = ScheduleResult;
 
 /** Creates or corrects the schedule; safe to call from every worker at every start. */
 export async function ensureHourlySchedule(s: HourlySchedule): Promise<HourlyScheduleResult> {
-  const client = await getTemporalClient();
   const w = wanted(s, loadConfig().taskQueue);
-  try {
-    await client.schedule.create({ scheduleId: s.id, ...w });
-    return { id: s.id, outcome: 'created' };
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  const handle = client.schedule.getHandle(s.id);
-  if (hourlyScheduleMatches(await handle.describe(), w.action.taskQueue, s.workflowType)) return { id: s.id, outcome: 'unchanged' };
-  // update() writes with a conflict token; a concurrent writer makes it fail, so retry once.
-  const apply = () => handle.update((prev) => ({ ...prev, spec: w.spec, action: w.action, policies: { ...prev.policies, ...w.policies } }));
-  await apply().catch(apply);
-  return { id: s.id, outcome: 'updated' };
+  return ensureSchedule(s.id, w, (d) => hourlyScheduleMatches(d, w.action.taskQueue, s.workflowType));
 }

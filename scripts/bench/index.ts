@@ -15,6 +15,7 @@ import { benchX402 } from './x402';
 import { benchAi } from './ai';
 import { benchAiParse } from './ai-parse';
 import { benchOpenBanking } from './open-banking';
+import { benchMicrofinance } from './microfinance';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -31,6 +32,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['AI query parser', benchAiParse],
   ['AI transaction queries', benchAi],
   ['Open banking AIS reads', benchOpenBanking],
+  ['Microfinance provisioning run', benchMicrofinance],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

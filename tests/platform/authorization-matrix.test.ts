@@ -124,6 +124,21 @@ const OPERATOR_ONLY = [
   'POST /api/v2/regtech/holds/:id/reject',
   'POST /x402/endpoints',
   'DELETE /x402/endpoints/:id',
+  'POST /api/v1/microfinance/offices',
+  'POST /api/v1/microfinance/offices/:id/tellers',
+  'POST /api/v1/microfinance/offices/:id/vault/funding',
+  'GET /api/v1/microfinance/provision-policies',
+  'POST /api/v1/microfinance/provision-policies',
+  'GET /api/v1/microfinance/provisioning/runs',
+  'POST /api/v1/microfinance/provisioning/runs',
+  'GET /api/v1/microfinance/reports/portfolio',
+  'POST /api/v1/microfinance/groups/:id/activate',
+  'POST /api/v1/microfinance/groups/:id/close',
+  'POST /api/v1/microfinance/loan-products',
+  'POST /api/v1/microfinance/loans/:id/approve',
+  'POST /api/v1/microfinance/loans/:id/reject',
+  'POST /api/v1/microfinance/loans/:id/disburse',
+  'POST /api/v1/microfinance/loans/:id/write-off',
 ];
 
 /** The route table of the built app, from its radix tree as printRoutes draws it. */
@@ -158,6 +173,8 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v2/accounts/:uuid/baskets/decompose': { basket_code: 'GCU', amount: '1' },
   'POST /api/v2/gcu/voting/proposals/:id/vote': { vote: 'for' },
   'POST /api/voting/polls/:id/vote': { vote: 'for' },
+  'POST /api/v1/microfinance/teller/sessions/:id/close': { counted: [{ currency: 'USD', amount: '0' }] },
+  'POST /api/v1/microfinance/teller/sessions/:id/variance/approve': {},
 };
 
 const key = (r: Route) => `${r.method} ${r.path}`;
@@ -256,6 +273,49 @@ beforeAll(async () => {
   aIds.add(micaCheck);
 
   const basketBuy = (await create('/api/v2/gcu/buy', { account_uuid: account, spend_asset: 'USD', amount: '1' })).id as string;
+  // A is a teller of an office with an open cashier session (tests/microfinance/teller.test.ts).
+  const mfOffice = (await create('/api/v1/microfinance/offices', { name: 'matrix branch' }, operator.headers)).id as string;
+  await create(`/api/v1/microfinance/offices/${mfOffice}/tellers`, { user_id: a.userId }, operator.headers);
+  await create(`/api/v1/microfinance/offices/${mfOffice}/vault/funding`, { currency: 'USD', amount: '100.00' }, operator.headers);
+  const tellerSession = (await create('/api/v1/microfinance/teller/sessions', { office_id: mfOffice, allocations: [{ currency: 'USD', amount: '10.00' }] })).id as string;
+  fixtures.push({ prefix: '/api/v1/microfinance/teller/sessions/', params: { id: tellerSession } }, { prefix: '/api/v1/microfinance/offices/', params: { id: mfOffice } });
+  CROSS_BODIES['POST /api/v1/microfinance/teller/transactions'] = { session_id: tellerSession, type: 'cash_deposit', account_id: account, amount: '1.00', currency: 'USD' };
+  aIds.add(tellerSession);
+  aIds.add(mfOffice);
+  // An active loan of A's (stored rows; tests/microfinance/provisioning.test.ts): its provision is A's alone.
+  const mfGroup = newId('mfgrp');
+  const mfProduct = newId('mfprod');
+  const mfLoan = newId('loan');
+  await getPool().query(`INSERT INTO mf_groups (id, environment, name, liability_type, status, created_by) VALUES ($1, 'sandbox', 'matrix', 'joint', 'active', $2)`, [mfGroup, a.userId]);
+  await getPool().query(
+    `INSERT INTO mf_loan_products (id, environment, name, currency, principal_min, principal_max, annual_interest_rate, interest_method, term_instalments, repayment_frequency)
+     VALUES ($1, 'sandbox', 'matrix', 'USD', 1, 1000, 0.12, 'flat', 1, 'monthly')`,
+    [mfProduct],
+  );
+  await getPool().query(
+    `INSERT INTO mf_loans (id, environment, group_id, user_id, account_id, product_id, currency, principal, annual_interest_rate, interest_method, term_instalments, repayment_frequency, status, workflow_id, disbursed_on)
+     VALUES ($1, 'sandbox', $2, $3, $4, $5, 'USD', 100, 0.12, 'flat', 1, 'monthly', 'active', $1, current_date)`,
+    [mfLoan, mfGroup, a.userId, account, mfProduct],
+  );
+  fixtures.push({ prefix: '/api/v1/microfinance/loans/:id/provision', params: { id: mfLoan } });
+  aIds.add(mfLoan);
+  // A leads a joint-liability group with two other customers and has applied for a loan in it (tests/microfinance/loans.test.ts).
+  const mfMembers: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const u = await createTestUser();
+    await create('/api/v2/accounts', { name: 'mf member' }, u.headers);
+    mfMembers.push(u.userId);
+  }
+  const mfGroupReal = (await create('/api/v1/microfinance/groups', { name: 'matrix group', members: mfMembers })).id as string;
+  await create(`/api/v1/microfinance/groups/${mfGroupReal}/activate`, {}, operator.headers);
+  const mfProductReal = (await create('/api/v1/microfinance/loan-products', {
+    name: 'matrix', currency: 'USD', principal_min: '1.00', principal_max: '100.00', annual_interest_rate: '0.12', interest_method: 'flat', term_instalments: 2, repayment_frequency: 'monthly',
+  }, operator.headers)).id as string;
+  const mfLoanReal = (await create(`/api/v1/microfinance/groups/${mfGroupReal}/loans`, { product_id: mfProductReal, principal: '10.00' })).id as string;
+  fixtures.push({ prefix: '/api/v1/microfinance/groups/', params: { id: mfGroupReal } }, { prefix: '/api/v1/microfinance/loans/', params: { id: mfLoanReal } });
+  BODIES['POST /api/v1/microfinance/groups/:id/loans'] = { product_id: mfProductReal, principal: '1.00' };
+  BODIES['POST /api/v1/microfinance/loans/:id/repayments'] = { amount: '1.00' };
+  for (const id of [mfGroupReal, mfLoanReal]) aIds.add(id);
   const proposal = (await create('/api/v2/gcu/voting/proposals', { title: 'matrix', components: [{ asset_code: 'USD', weight: '0.5' }, { asset_code: 'EUR', weight: '0.5' }] }, operator.headers)).id as string;
 
   const ledger = {

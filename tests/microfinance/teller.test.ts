@@ -1,0 +1,305 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPool } from '../../domain/db/pool';
+import { exchangeQuote } from '../../domain/microfinance/teller';
+import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+
+/**
+ * Teller cash (docs/microfinance-teller.md): vault funding, cashier sessions with floats, counter
+ * deposits, withdrawals and exchanges (rounding by hand), concurrency on the till and the
+ * customer's balance, branch isolation and the supervisor's approval of a variance.
+ */
+
+const MF = '/api/v1/microfinance';
+let t: TestApp;
+let operator: TestUser;
+let teller: TestUser;
+let supervisor: TestUser;
+let teller2: TestUser;
+let customer: TestUser;
+let office: string;
+let office2: string;
+let session: string;
+let session2: string;
+let account: string;
+let n = 0;
+
+const call = (headers: Record<string, string>, method: 'GET' | 'POST', url: string, payload?: unknown, key?: string) =>
+  t.app.inject({ method, url, headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, ...(payload !== undefined ? { payload: payload as object } : {}) });
+
+async function ok(headers: Record<string, string>, method: 'GET' | 'POST', url: string, payload?: unknown): Promise<any> {
+  const r = await call(headers, method, url, payload);
+  if (r.statusCode >= 300) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body}`);
+  return r.json().data;
+}
+
+async function ledgerBalance(code: string, asset: string): Promise<string> {
+  const { rows } = await getPool().query<{ b: string }>(
+    `SELECT round(la.debits_posted - la.credits_posted, a.precision)::text AS b FROM ledger_accounts la JOIN assets a ON a.code = la.asset_code
+     WHERE la.environment = 'sandbox' AND la.code = $1 AND la.asset_code = $2`,
+    [code, asset],
+  );
+  return rows[0]?.b ?? 'none';
+}
+
+async function customerBalance(accountId: string, asset = 'USD'): Promise<string> {
+  const { rows } = await getPool().query<{ b: string }>(
+    `SELECT round(la.credits_posted - la.debits_posted, a.precision)::text AS b FROM ledger_accounts la JOIN assets a ON a.code = la.asset_code
+     WHERE la.account_id = $1 AND la.asset_code = $2`,
+    [accountId, asset],
+  );
+  return rows[0]?.b ?? '0';
+}
+
+async function newCustomerAccount(balance?: string): Promise<string> {
+  const id = (await ok(customer.headers, 'POST', '/api/v2/accounts', { name: `counter ${++n}` })).uuid as string;
+  if (balance) await ok(customer.headers, 'POST', `/api/v2/accounts/${id}/deposit`, { amount: balance, asset_code: 'USD' });
+  return id;
+}
+
+const txn = (headers: Record<string, string>, body: Record<string, unknown>, key?: string) => call(headers, 'POST', `${MF}/teller/transactions`, body, key);
+const errorCode = (r: { json(): any }) => r.json().errors?.[0]?.code;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  operator = await createTestUser({ admin: true });
+  teller = await createTestUser();
+  supervisor = await createTestUser();
+  teller2 = await createTestUser();
+  customer = t.user;
+  office = (await ok(operator.headers, 'POST', `${MF}/offices`, { name: 'Kisumu branch' })).id;
+  office2 = (await ok(operator.headers, 'POST', `${MF}/offices`, { name: 'Nakuru branch', fx_spread: '0' })).id;
+  await ok(operator.headers, 'POST', `${MF}/offices/${office}/tellers`, { user_id: teller.userId });
+  await ok(operator.headers, 'POST', `${MF}/offices/${office}/tellers`, { user_id: supervisor.userId, role: 'supervisor' });
+  await ok(operator.headers, 'POST', `${MF}/offices/${office2}/tellers`, { user_id: teller2.userId });
+  account = await newCustomerAccount();
+}, 120_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('offices and vaults', () => {
+  it('only operators create offices; a teller serves one office', async () => {
+    const r = await call(teller.headers, 'POST', `${MF}/offices`, { name: 'x' });
+    expect(r.statusCode).toBe(403);
+    const again = await call(operator.headers, 'POST', `${MF}/offices/${office2}/tellers`, { user_id: teller.userId });
+    expect(again.statusCode).toBe(409);
+    expect(errorCode(again)).toBe('TELLER_ALREADY_ASSIGNED');
+  });
+
+  it('funding a vault posts Dr vault / Cr funding, idempotently', async () => {
+    const body = { currency: 'USD', amount: '10000.00' };
+    const a = await call(operator.headers, 'POST', `${MF}/offices/${office}/vault/funding`, body, 'fund-usd-1');
+    const b = await call(operator.headers, 'POST', `${MF}/offices/${office}/vault/funding`, body, 'fund-usd-1');
+    expect(a.statusCode).toBe(201);
+    expect(b.json().data.entry_id).toBe(a.json().data.entry_id);
+    await ok(operator.headers, 'POST', `${MF}/offices/${office}/vault/funding`, { currency: 'JPY', amount: '1000000' });
+    await ok(operator.headers, 'POST', `${MF}/offices/${office2}/vault/funding`, { currency: 'USD', amount: '500.00' });
+    expect(await ledgerBalance(`mf:vault:${office}`, 'USD')).toBe('10000.00');
+    expect(await ledgerBalance(`mf:vault:${office}`, 'JPY')).toBe('1000000');
+    const { rows } = await getPool().query(`SELECT l.direction, la.code FROM ledger_lines l JOIN ledger_accounts la ON la.id = l.ledger_account_id WHERE l.entry_id = $1 ORDER BY l.direction`, [
+      a.json().data.entry_id,
+    ]);
+    expect(rows.map((x) => `${x.direction} ${x.code}`)).toEqual([`credit ${rows[0].code}`, `debit mf:vault:${office}`]);
+    expect(rows[0].code).toMatch(/^funding:/);
+    // Staff see their offices; others none.
+    const mine = await ok(teller.headers, 'GET', `${MF}/offices`);
+    expect(mine.map((o: any) => o.id)).toEqual([office]);
+    expect(mine[0].vaults.find((v: any) => v.currency === 'USD').balance).toBe('10000.00');
+    expect(await ok(customer.headers, 'GET', `${MF}/offices`)).toEqual([]);
+  });
+});
+
+describe('cashier sessions and counter transactions', () => {
+  it('opens a session: the float moves from the vault to the till in one balanced entry', async () => {
+    const r = await call(teller.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '1000.00' }, { currency: 'JPY', amount: '100000' }] });
+    expect(r.statusCode).toBe(201);
+    const s = r.json().data;
+    session = s.id;
+    expect(s.status).toBe('open');
+    expect(s.tills.map((x: any) => [x.currency, x.allocated, x.balance])).toEqual([
+      ['JPY', '100000', '100000'],
+      ['USD', '1000.00', '1000.00'],
+    ]);
+    expect(await ledgerBalance(`mf:vault:${office}`, 'USD')).toBe('9000.00');
+    expect(await ledgerBalance(`mf:vault:${office}`, 'JPY')).toBe('900000');
+    const { rows } = await getPool().query<{ asset_code: string; net: string }>(
+      `SELECT asset_code, sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END)::text AS net FROM ledger_lines WHERE entry_id = $1 GROUP BY asset_code`,
+      [s.open_entry_id],
+    );
+    expect(rows.every((x) => Number(x.net) === 0)).toBe(true);
+    expect(rows).toHaveLength(2);
+    // One session per teller; a vault short of cash refuses the float.
+    const again = await call(teller.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '1.00' }] });
+    expect(again.statusCode).toBe(409);
+    expect(errorCode(again)).toBe('TELLER_SESSION_ALREADY_OPEN');
+    const short = await call(teller2.headers, 'POST', `${MF}/teller/sessions`, { office_id: office2, allocations: [{ currency: 'USD', amount: '500.01' }] });
+    expect(short.statusCode).toBe(422);
+    expect(errorCode(short)).toBe('VAULT_INSUFFICIENT_CASH');
+  });
+
+  it('a teller of another office cannot open a session there nor use or see its sessions', async () => {
+    const open = await call(teller2.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '1.00' }] });
+    expect(open.statusCode).toBe(403);
+    expect(errorCode(open)).toBe('TELLER_NOT_IN_OFFICE');
+    session2 = (await ok(teller2.headers, 'POST', `${MF}/teller/sessions`, { office_id: office2, allocations: [{ currency: 'USD', amount: '500.00' }] })).id;
+    const use = await txn(teller2.headers, { session_id: session, type: 'cash_deposit', account_id: account, amount: '1.00', currency: 'USD' });
+    expect(use.statusCode).toBe(404);
+    expect((await call(teller2.headers, 'GET', `${MF}/teller/sessions/${session}`)).statusCode).toBe(404);
+    expect((await call(teller2.headers, 'GET', `${MF}/teller/transactions?session_id=${session}`)).statusCode).toBe(404);
+    // A supervisor of the office sees it.
+    expect((await call(supervisor.headers, 'GET', `${MF}/teller/sessions/${session}`)).statusCode).toBe(200);
+  });
+
+  it('no open session: refused', async () => {
+    const none = await txn(teller.headers, { session_id: 'tses_missing', type: 'cash_deposit', account_id: account, amount: '1.00', currency: 'USD' });
+    expect(none.statusCode).toBe(404);
+    expect(errorCode(none)).toBe('TELLER_SESSION_NOT_FOUND');
+    // The supervisor has no session of their own: using the teller's is a 404 too.
+    const other = await txn(supervisor.headers, { session_id: session, type: 'cash_deposit', account_id: account, amount: '1.00', currency: 'USD' });
+    expect(other.statusCode).toBe(404);
+  });
+
+  it('cash deposit: Dr till / Cr customer; idempotent', async () => {
+    const body = { session_id: session, type: 'cash_deposit', account_id: account, amount: '200.00', currency: 'USD' };
+    const a = await txn(teller.headers, body, 'dep-1');
+    expect(a.statusCode).toBe(201);
+    const b = await txn(teller.headers, body, 'dep-1');
+    expect(b.json().data.id).toBe(a.json().data.id);
+    expect(await customerBalance(account)).toBe('200.00');
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('1200.00');
+    const { rows } = await getPool().query(`SELECT txn_type FROM ledger_lines WHERE entry_id = $1 AND account_id = $2`, [a.json().data.entry_id, account]);
+    expect(rows[0].txn_type).toBe('deposit');
+  });
+
+  it('cash withdrawal: Dr customer / Cr till, refused beyond the balance and beyond the till', async () => {
+    const w = await txn(teller.headers, { session_id: session, type: 'cash_withdrawal', account_id: account, amount: '50.00', currency: 'USD' });
+    expect(w.statusCode).toBe(201);
+    expect(await customerBalance(account)).toBe('150.00');
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('1150.00');
+    const beyondBalance = await txn(teller.headers, { session_id: session, type: 'cash_withdrawal', account_id: account, amount: '150.01', currency: 'USD' });
+    expect(beyondBalance.statusCode).toBe(422);
+    expect(errorCode(beyondBalance)).toBe('INSUFFICIENT_FUNDS');
+    const rich = await newCustomerAccount('5000.00');
+    const beyondTill = await txn(teller.headers, { session_id: session, type: 'cash_withdrawal', account_id: rich, amount: '1150.01', currency: 'USD' });
+    expect(beyondTill.statusCode).toBe(422);
+    expect(errorCode(beyondTill)).toBe('TILL_INSUFFICIENT_CASH');
+    expect(await customerBalance(rich)).toBe('5000.00');
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('1150.00');
+  });
+
+  it('parallel withdrawals: exactly the affordable ones pass (customer balance, then till cash)', async () => {
+    const poor = await newCustomerAccount('500.00');
+    const byBalance = await Promise.all(
+      Array.from({ length: 10 }, () => txn(teller.headers, { session_id: session, type: 'cash_withdrawal', account_id: poor, amount: '100.00', currency: 'USD' })),
+    );
+    expect(byBalance.filter((r) => r.statusCode === 201)).toHaveLength(5);
+    expect(byBalance.filter((r) => r.statusCode === 422 && errorCode(r) === 'INSUFFICIENT_FUNDS')).toHaveLength(5);
+    expect(await customerBalance(poor)).toBe('0.00');
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('650.00');
+    // The till holds 650.00: of 10 withdrawals of 100.00 by a rich customer, 6 pass.
+    const rich = await newCustomerAccount('5000.00');
+    const byTill = await Promise.all(
+      Array.from({ length: 10 }, () => txn(teller.headers, { session_id: session, type: 'cash_withdrawal', account_id: rich, amount: '100.00', currency: 'USD' })),
+    );
+    expect(byTill.filter((r) => r.statusCode === 201)).toHaveLength(6);
+    expect(byTill.filter((r) => r.statusCode === 422 && errorCode(r) === 'TILL_INSUFFICIENT_CASH')).toHaveLength(4);
+    expect(await customerBalance(rich)).toBe('4400.00');
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('50.00');
+    // Top the till up for what follows.
+    await ok(teller.headers, 'POST', `${MF}/teller/transactions`, { session_id: session, type: 'cash_deposit', account_id: rich, amount: '950.00', currency: 'USD' });
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('1000.00');
+  });
+
+  it('exchange rounding (hand-computed): half-even to the currency precision', () => {
+    // USD 1, JPY 0.0067: mid 1/0.0067 = 149.253731343283582... -> 149.253731343284 (12 dp);
+    // less 1 %: 147.761194029851 (12 dp); 100.00 USD x that = 14776.1194029851 -> 14776 JPY.
+    expect(exchangeQuote({ amount: '100.00', fromUsdPrice: '1', toUsdPrice: '0.0067', spread: '0.01', toPrecision: 0 })).toEqual({
+      midRate: '149.253731343284',
+      appliedRate: '147.761194029851',
+      toAmount: '14776',
+    });
+    // 150 JPY x 0.0067 = 1.005 -> 1.00 (half-even; half-up would pay 1.01); 450 JPY = 3.015 -> 3.02.
+    expect(exchangeQuote({ amount: '150', fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0', toPrecision: 2 }).toAmount).toBe('1.00');
+    expect(exchangeQuote({ amount: '450', fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0', toPrecision: 2 }).toAmount).toBe('3.02');
+    // 10.00 USD: 1477.61194029851 -> 1478 JPY.
+    expect(exchangeQuote({ amount: '10.00', fromUsdPrice: '1', toUsdPrice: '0.0067', spread: '0.01', toPrecision: 0 }).toAmount).toBe('1478');
+  });
+
+  it('currency exchange: both legs through the FX position, each currency balanced, rate stored', async () => {
+    const r = await txn(teller.headers, { session_id: session, type: 'currency_exchange', amount: '100.00', currency: 'USD', to_currency: 'JPY' });
+    expect(r.statusCode).toBe(201);
+    const x = r.json().data;
+    expect(x).toMatchObject({ currency: 'USD', amount: '100.00', to_currency: 'JPY', to_amount: '14776', mid_rate: '149.253731343284', applied_rate: '147.761194029851', spread: '0.01', account_id: null });
+    expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('1100.00');
+    expect(await ledgerBalance(`mf:till:${session}`, 'JPY')).toBe('85224');
+    expect(await ledgerBalance('mf:fx_position', 'USD')).toBe('-100.00');
+    expect(await ledgerBalance('mf:fx_position', 'JPY')).toBe('14776');
+    // Office 2 takes no spread: 150 JPY -> 1.00 USD (half-even). Its till has no JPY: the yen come in.
+    const h = await txn(teller2.headers, { session_id: session2, type: 'currency_exchange', amount: '150', currency: 'JPY', to_currency: 'USD' });
+    expect(h.statusCode).toBe(201);
+    expect(h.json().data.to_amount).toBe('1.00');
+    expect(await ledgerBalance(`mf:till:${session2}`, 'JPY')).toBe('150');
+    expect(await ledgerBalance(`mf:till:${session2}`, 'USD')).toBe('499.00');
+    // Paying out more yen than the till holds is refused.
+    const big = await txn(teller.headers, { session_id: session, type: 'currency_exchange', amount: '600.00', currency: 'USD', to_currency: 'JPY' });
+    expect(big.statusCode).toBe(422);
+    expect(errorCode(big)).toBe('TILL_INSUFFICIENT_CASH');
+    const list = await ok(supervisor.headers, 'GET', `${MF}/teller/transactions?session_id=${session}`);
+    expect(list[0].type).toBe('currency_exchange');
+  });
+
+  it('close short -> variance pending -> the teller cannot approve, the supervisor does -> posted', async () => {
+    // Expected: USD 1100.00, JPY 85224. Counted 10.00 USD short.
+    const closed = await ok(teller.headers, 'POST', `${MF}/teller/sessions/${session}/close`, {
+      counted: [
+        { currency: 'USD', amount: '1090.00' },
+        { currency: 'JPY', amount: '85224' },
+      ],
+    });
+    expect(closed.status).toBe('variance_pending');
+    const usd = closed.tills.find((x: any) => x.currency === 'USD');
+    expect(usd).toMatchObject({ expected: '1100.00', counted: '1090.00', variance: '-10.00', balance: '10.00' });
+    expect(await ledgerBalance(`mf:vault:${office}`, 'USD')).toBe('10090.00');
+    expect(await ledgerBalance(`mf:vault:${office}`, 'JPY')).toBe('985224');
+    // No more transactions on it.
+    const late = await txn(teller.headers, { session_id: session, type: 'cash_deposit', account_id: account, amount: '1.00', currency: 'USD' });
+    expect(late.statusCode).toBe(409);
+    expect(errorCode(late)).toBe('TELLER_SESSION_NOT_OPEN');
+    const self = await call(teller.headers, 'POST', `${MF}/teller/sessions/${session}/variance/approve`, {});
+    expect(self.statusCode).toBe(403);
+    expect(errorCode(self)).toBe('VARIANCE_SELF_APPROVAL');
+    expect((await call(teller2.headers, 'POST', `${MF}/teller/sessions/${session}/variance/approve`, {})).statusCode).toBe(404);
+    const approved = await ok(supervisor.headers, 'POST', `${MF}/teller/sessions/${session}/variance/approve`, {});
+    expect(approved.status).toBe('closed');
+    expect(approved.variance_approved_by).toBe(supervisor.userId);
+    expect(approved.tills.every((x: any) => Number(x.balance) === 0)).toBe(true);
+    expect(await ledgerBalance('mf:cash_variance', 'USD')).toBe('10.00');
+    const twice = await call(supervisor.headers, 'POST', `${MF}/teller/sessions/${session}/variance/approve`, {});
+    expect(twice.statusCode).toBe(409);
+    // The teller may open a new session now.
+    const next = await call(teller.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '10.00' }] });
+    expect(next.statusCode).toBe(201);
+  });
+
+  it('close over: the surplus goes to the vault when approved; an exact count closes at once', async () => {
+    const { rows } = await getPool().query<{ id: string }>(`SELECT id FROM mf_teller_sessions WHERE teller_user_id = $1 AND status = 'open'`, [teller.userId]);
+    const over = await ok(teller.headers, 'POST', `${MF}/teller/sessions/${rows[0].id}/close`, { counted: [{ currency: 'USD', amount: '12.50' }] });
+    expect(over.status).toBe('variance_pending');
+    expect(over.tills[0]).toMatchObject({ variance: '2.50', balance: '0.00' });
+    await ok(supervisor.headers, 'POST', `${MF}/teller/sessions/${rows[0].id}/variance/approve`, {});
+    expect(await ledgerBalance(`mf:vault:${office}`, 'USD')).toBe('10092.50');
+    expect(await ledgerBalance('mf:cash_variance', 'USD')).toBe('7.50');
+    const missing = await call(teller2.headers, 'POST', `${MF}/teller/sessions/${session2}/close`, { counted: [{ currency: 'USD', amount: '499.00' }] });
+    expect(missing.statusCode).toBe(422);
+    expect(errorCode(missing)).toBe('COUNT_MISSING');
+    const exact = await ok(teller2.headers, 'POST', `${MF}/teller/sessions/${session2}/close`, {
+      counted: [
+        { currency: 'USD', amount: '499.00' },
+        { currency: 'JPY', amount: '150' },
+      ],
+    });
+    expect(exact.status).toBe('closed');
+    expect(await ledgerBalance(`mf:vault:${office2}`, 'JPY')).toBe('150');
+  });
+});
