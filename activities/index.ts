@@ -20,6 +20,7 @@ import { createObPaymentActivities } from './openbanking/payments';
 import { createOpenBankingConsentActivities } from './openbanking/consents';
 import { createMfProvisioningActivities } from './microfinance/provisioning';
 import { createMfLoanActivities } from './microfinance/loans';
+import { createSystemEventActivities } from './system';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -53,5 +54,6 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createOpenBankingConsentActivities(),
     ...createMfProvisioningActivities({ pool: deps.pool }),
     ...createMfLoanActivities(),
+    ...createSystemEventActivities({ pool: deps.pool }),
   };
 }

@@ -42,6 +42,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // A download link whose signature does not match (domain/partner/sdk/links.ts).
   LINK_INVALID: 403,
   LOGIN_SESSION_REQUIRED: 403,
+  // An OAuth token may not manage OAuth clients (domain/oauth/clients.ts).
+  OAUTH_TOKEN_NOT_ALLOWED: 403,
   // A provider callback whose signature does not match (domain/sms/callbacks.ts).
   CALLBACK_SIGNATURE_INVALID: 403,
   PASSKEY_REQUIRED: 403,
@@ -63,6 +65,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // 404: no such resource for this caller (another user's included).
   NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
+  POSITION_NOT_FOUND: 404,
   BASKET_NOT_FOUND: 404,
   BASKET_BUY_NOT_FOUND: 404,
   BRIDGE_TRANSFER_NOT_FOUND: 404,
@@ -98,6 +101,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   IDEMPOTENCY_CONFLICT: 409,
   // 409: the resource is not in a state that allows this (payment intents' state machine).
   PAYMENT_INTENT_STATE_CONFLICT: 409,
+  // 409: a DeFi position already closed (docs/defi.md).
+  POSITION_CLOSED: 409,
   // 409: the wallet is another customer's; a payment that is not settled cannot be refunded.
   WALLET_ALREADY_REGISTERED: 409,
   PAYMENT_NOT_REFUNDABLE: 409,

@@ -26,6 +26,7 @@ let app: FastifyInstance | undefined;
 let stopping = false;
 let stopMaintenance: (() => void) | undefined;
 let dispatcher: { stop(): Promise<void> } | undefined;
+let stopReadinessWatch: (() => void) | undefined;
 
 async function shutdown(code: number): Promise<never> {
   if (stopping) process.exit(code);
@@ -33,6 +34,7 @@ async function shutdown(code: number): Promise<never> {
   console.log('\nStopping…');
   await app?.close().catch(() => undefined);
   stopMaintenance?.();
+  stopReadinessWatch?.();
   await dispatcher?.stop().catch(() => undefined);
   if (worker && worker.getState() === 'RUNNING') worker.shutdown();
   await workerRun?.catch(() => undefined);
@@ -115,12 +117,15 @@ async function main() {
   await ensureGovernanceSchedule();
   await (await import('../domain/regtech/mifid/schedule')).ensureMifidDeadlineSchedule();
   await (await import('../domain/microfinance/provisioning/schedule')).ensureMfProvisioningSchedule();
+  await (await import('../domain/auth/key-expiry')).ensureApiKeyExpirySchedule();
   // The current hour's valuation now (idempotent), so value history starts at once.
   await (await import('../domain/baskets/valuations')).recordValuations(new Date());
   // The OFAC list the screening reads (loaded when its files changed).
   await (await import('../domain/regtech/sanctions')).ensureSanctionsList();
   const { startEventDispatcher } = await import('../domain/events/dispatcher');
   dispatcher = startEventDispatcher();
+  // Readiness changes (database, Temporal) as system.status_change, as the worker process does.
+  stopReadinessWatch = (await import('../domain/platform/readiness-watch')).startReadinessWatch();
   done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll, hourly MiFID II deadline check, daily microfinance provisioning; event dispatcher running`);
 
   progress('API');

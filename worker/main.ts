@@ -10,6 +10,8 @@ import { recordValuations } from '../domain/baskets/valuations';
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
 import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
 import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
+import { ensureApiKeyExpirySchedule } from '../domain/auth/key-expiry';
+import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
@@ -52,11 +54,16 @@ if (cfg.manageBasketSchedules) {
 if (cfg.manageMifidSchedule) await ensureMifidDeadlineSchedule();
 // The daily IFRS 9 provisioning run of microfinance loans (idempotent per environment, currency and day).
 await ensureMfProvisioningSchedule();
+// The daily API key expiry notices (system.api_key_expiring, once per key).
+await ensureApiKeyExpirySchedule();
+// Readiness changes (database, Temporal) as system.status_change, once per change.
+const stopReadinessWatch = startReadinessWatch();
 // Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
 const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
 console.log(`worker polling task queue "${cfg.taskQueue}" on ${cfg.temporalAddress || '127.0.0.1:7233'}`);
 await worker.run();
 stopMaintenance();
+stopReadinessWatch();
 await dispatcher.stop();
 await closePool();

@@ -109,12 +109,14 @@ export function createTransferActivities(deps: { pool: pg.Pool; transfers: Trans
 
     /**
      * Compensation: voids the reservation if there is one (idempotently), fails the transfer with
-     * the reason, and records workflow.compensation_executed when money was released.
+     * the reason, and records workflow.compensation_executed when money was released. A review
+     * that timed out (REVIEW_TIMEOUT: the transfer passed its deadline) ends the transfer
+     * 'expired' with transfer.expired instead of 'failed' / transfer.failed; the money is the same.
      */
     async compensateTransfer(input: TransferStepInput & { code: string; reason: string; reserved: boolean }): Promise<{ voided: boolean }> {
       return withTransaction(async (c) => {
         const t = await lockTransfer(c, input.transferId);
-        if (t.status === 'failed') return { voided: t.compensationExecuted };
+        if (t.status === 'failed' || t.status === 'expired') return { voided: t.compensationExecuted };
         let voided = false;
         if (t.entryId) {
           const entry = await getEntry(t.entryId, c);
@@ -130,15 +132,15 @@ export function createTransferActivities(deps: { pool: pg.Pool; transfers: Trans
             voided = true;
           }
         }
+        const expired = input.code === 'REVIEW_TIMEOUT';
         const updated = await updateTransfer(c, t.id, {
-          status: 'failed',
+          status: expired ? 'expired' : 'failed',
           failure_code: input.code,
           failure_reason: input.reason,
           compensation_executed: voided,
           failed_at: 'now',
         });
-        const events = ['transfer.failed', 'workflow.failed'];
-        if (input.code === 'REVIEW_TIMEOUT') events.push('workflow.timeout');
+        const events = expired ? ['transfer.expired', 'workflow.failed', 'workflow.timeout'] : ['transfer.failed', 'workflow.failed'];
         if (voided) events.push('workflow.compensation_executed');
         await emitTransferEvents(c, updated, events, { entry_id: t.entryId });
         return { voided };

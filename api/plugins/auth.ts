@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApiKey, isApiKeyValue } from '../../domain/auth/api-keys';
 import type { Permission } from '../../domain/auth/principal';
 import { authenticateAccessToken } from '../../domain/auth/sessions';
+import { authenticateOAuthAccessToken, isOAuthAccessToken } from '../../domain/oauth/access-tokens';
 import { checkAreaAccess, checkPartnerKey } from '../../domain/partner/context';
 import { DomainError } from '../../domain/platform/errors';
 import { ApiError } from '../errors';
@@ -81,6 +82,11 @@ async function resolvePrincipal(request: FastifyRequest): Promise<void> {
       }
       // An API key is never a biometric session (only a passkey login is: domain/mobile/passkey-sign-in.ts).
       request.principal = { ...result.principal, biometric: false };
+    } else if (isOAuthAccessToken(value)) {
+      // A third-party app's OAuth token (domain/oauth): permissions are its scopes; kind 'oauth', never a login session.
+      const result = await authenticateOAuthAccessToken(value);
+      if (!result.ok) throw unauthorized(result.reason);
+      request.principal = result.principal;
     } else {
       const result = await authenticateAccessToken(value);
       if (!result.ok) throw unauthorized(result.reason);
@@ -88,7 +94,8 @@ async function resolvePrincipal(request: FastifyRequest): Promise<void> {
     }
     const needed = requiredPermission(request);
     if (!request.principal.permissions.includes(needed)) {
-      throw new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `This API key lacks the '${needed}' permission`);
+      const what = request.principal.kind === 'oauth' ? `This OAuth token lacks the '${needed}' scope` : `This API key lacks the '${needed}' permission`;
+      throw new ApiError(403, 'INSUFFICIENT_PERMISSIONS', what);
     }
     if (request.routeOptions.config?.admin && !request.principal.isAdmin) {
       throw new ApiError(403, 'ADMIN_REQUIRED', 'This operation is reserved for platform operators');

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../domain/platform/config';
 import type { RateLimiter } from '../../domain/platform/rate-limiter';
+import { warnRateLimitCrossings } from '../../domain/platform/rate-limit-warnings';
 import { ApiError } from '../errors';
 
 /**
@@ -27,6 +28,10 @@ export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter, cf
             { limit: perHour, windowSeconds: 3600 },
           ];
     const r = await limiter.hit(key, windows);
+    // Crossing 80 % of a window (once per window; see domain/platform/rate-limit-warnings.ts).
+    if (r.crossed && p) {
+      await warnRateLimitCrossings({ credentialId: p.credentialId, kind: p.kind, userId: p.userId, environment: p.environment }, r.crossed).catch(() => undefined);
+    }
     reply.header('x-ratelimit-limit', String(r.limit));
     reply.header('x-ratelimit-remaining', String(r.remaining));
     reply.header('x-ratelimit-reset', String(r.reset));

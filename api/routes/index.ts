@@ -3,6 +3,7 @@ import accountRoutes from './accounts';
 import apiKeyRoutes from './api-keys';
 import authRoutes from './auth';
 import operatorRoutes from './operators';
+import maintenanceRoutes from './operators/maintenance';
 import iso20022Routes from './iso20022';
 import ledgerRoutes from './ledger';
 import systemRoutes from './system';
@@ -26,6 +27,7 @@ import smsRoutes from './sms';
 import mcpRoutes from './mcp';
 import aiRoutes from './ai';
 import microfinanceRoutes from './microfinance';
+import oauthRoutes from './oauth';
 
 /** Every route area of the API. Each lives in api/routes/<area>/index.ts. */
 import openBankingRoutes from './open-banking';
@@ -35,6 +37,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(authRoutes);
   await app.register(apiKeyRoutes);
   await app.register(operatorRoutes);
+  await app.register(maintenanceRoutes);
   await app.register(accountRoutes);
   await app.register(transferRoutes);
   await app.register(transactionRoutes);
@@ -60,4 +63,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(openBankingRoutes, { prefix: '/api/v1/open-banking' });
   await app.register(scaPageRoutes);
   await app.register(microfinanceRoutes, { prefix: '/api/v1/microfinance' });
+  await app.register(oauthRoutes);
 }

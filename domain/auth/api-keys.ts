@@ -7,6 +7,7 @@ import { DomainError } from '../platform/errors';
 import { newId, randomToken } from '../platform/ids';
 import type { Environment } from '../platform/environment';
 import type { Permission, Principal } from './principal';
+import { noteApiKeyAddress } from './security-alerts';
 
 export type KeyFormat = 'fak' | 'sk';
 
@@ -167,6 +168,8 @@ export async function authenticateApiKey(value: string, ip: string): Promise<Key
   }
   if (entry.expiresAt && entry.expiresAt.getTime() <= now) return { ok: false, reason: 'expired' };
   if (!ipAllowed(ip, entry.allowlist)) return { ok: false, reason: 'ip_not_allowed' };
+  // A range not seen before for the key is recorded (and alerted after the first): one query per new range and process.
+  await noteApiKeyAddress({ id: entry.id, userId: entry.principal!.userId, environment: entry.principal!.environment }, ip);
   // last_used_at is informational: write it at most once a minute per key.
   if ((lastUsedWritten.get(entry.id) ?? 0) < now - 60_000) {
     lastUsedWritten.set(entry.id, now);
@@ -194,6 +197,8 @@ export interface KeyScope {
 }
 
 export function keyScopeOf(p: Principal): KeyScope {
+  // A third-party app's OAuth token must not mint API keys that outlive its grant (docs/oauth.md).
+  if (p.kind === 'oauth') throw new DomainError('OAUTH_TOKEN_NOT_ALLOWED', 'Manage API keys with an API key or a login session, not an OAuth token');
   if (p.kind === 'session') {
     return { userId: p.userId, environments: ['sandbox', 'production'], permissions: ['read', 'write', 'delete'], kind: p.kind, keyId: null };
   }

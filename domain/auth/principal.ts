@@ -12,7 +12,8 @@ export interface Principal {
   permissions: Permission[];
   /** api key id or session id: the scope of rate limits and idempotency keys */
   credentialId: string;
-  kind: 'api_key' | 'session';
+  /** 'oauth': an OAuth access token (domain/oauth): permissions are its scopes; never a login session. */
+  kind: 'api_key' | 'session' | 'oauth';
   rateLimitPerMinute: number | null;
   /**
    * True only for a login session started with a passkey (domain/mobile/passkeys.ts): the

@@ -8,6 +8,7 @@ import { loadConfig } from '../platform/config';
 import { newId, randomToken } from '../platform/ids';
 import type { Environment } from '../platform/environment';
 import type { Principal } from './principal';
+import { revokeSessionOnReuse } from './security-alerts';
 
 const ISSUER = 'multi-asset-banking-platform';
 
@@ -17,7 +18,7 @@ let secretKey: Uint8Array | undefined;
  * JWT_SECRET when set; otherwise a random secret kept under the data folder, so tokens survive
  * a restart of `npm start` without anyone having to configure one.
  */
-function jwtKey(): Uint8Array {
+export function jwtKey(): Uint8Array {
   if (secretKey) return secretKey;
   const cfg = loadConfig();
   let secret = cfg.jwtSecret;
@@ -96,7 +97,7 @@ export async function refreshSession(refreshToken: string): Promise<IssuedTokens
   const session = await prisma.userSession.findUnique({ where: { refreshTokenHash: hash } });
   if (!session) {
     const reused = await prisma.userSessionRotatedToken.findUnique({ where: { tokenHash: hash } });
-    if (reused) await revokeSession(reused.sessionId);
+    if (reused) await revokeReused(reused.sessionId);
     return null;
   }
   if (session.revokedAt || session.expiresAt.getTime() <= Date.now()) return null;
@@ -114,7 +115,7 @@ export async function refreshSession(refreshToken: string): Promise<IssuedTokens
     return true;
   });
   if (!swapped) {
-    await revokeSession(session.id);
+    await revokeReused(session.id);
     return null;
   }
   return {
@@ -125,6 +126,12 @@ export async function refreshSession(refreshToken: string): Promise<IssuedTokens
     refresh_expires_in: Math.floor((session.expiresAt.getTime() - Date.now()) / 1000),
     environment: session.environment as Environment,
   };
+}
+
+/** Reuse of a rotated refresh token: revoke the session and raise a security alert (once). */
+async function revokeReused(sessionId: string): Promise<void> {
+  await revokeSessionOnReuse(sessionId);
+  revoked.add(sessionId);
 }
 
 export async function revokeSession(sessionId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { getPool } from '../db/pool';
 import { getPrisma } from '../db/prisma';
 import { loadConfig } from '../platform/config';
 import { newId } from '../platform/ids';
+import { alertLoginLockout } from './security-alerts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
 
 export interface PublicUser {
@@ -96,7 +97,14 @@ export async function checkLogin(email: string, password: string, ip: string): P
   const user = await prisma.user.findUnique({ where: { email: normalized } });
   // Unknown emails are checked against a dummy hash, so timing does not reveal which exist.
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!ok || !user) return { ok: false, reason: 'invalid' };
+  if (!ok || !user) {
+    // This failure may start a lockout: alert the user once, when the wait begins.
+    if (user) {
+      const wait = await loginWaitSeconds(normalized, ip);
+      if (wait > 0) await alertLoginLockout(user.id, ip, wait);
+    }
+    return { ok: false, reason: 'invalid' };
+  }
   await prisma.loginAttempt.update({ where: { id: attempt.id }, data: { succeeded: true } });
   return { ok: true, userId: user.id };
 }

@@ -1,11 +1,12 @@
 /**
  * Every event type the spec names (Events → Event names), with its group, a description and the
  * JSON Schema of its `data` payload. For events the platform produces today the schema describes
- * exactly what the producing code writes to outbox_events (tests validate real events against it);
- * areas not built yet are listed with `produced: false`.
+ * exactly what the producing code writes to outbox_events (tests validate real events against it).
+ * Every listed event is produced.
  */
 import { BASKET_BUY_EVENT_CATALOG } from '../baskets/buy-events';
 import { BASKET_EVENT_CATALOG } from '../baskets/events';
+import { POSITION_CLOSED, POSITION_OPENED } from '../defi/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { OPEN_BANKING_EVENT_CATALOG } from '../openbanking/events';
@@ -15,6 +16,13 @@ import { COMPLIANCE_VIOLATION_DETECTED, TRAVEL_RULE_CHECK_COMPLETED } from '../r
 import { PAYMENT_INTENT_EVENT } from '../mobile/events';
 import { PARTNER_ONBOARDED, WIDGET_DEPLOYED } from '../partner/events';
 import { SDK_GENERATED } from '../partner/sdk/events';
+import {
+  API_KEY_EXPIRING_EVENT,
+  MAINTENANCE_EVENT,
+  RATE_LIMIT_WARNING_EVENT,
+  READINESS_STATUS_CHANGE,
+  SECURITY_ALERT_EVENT,
+} from './system-events';
 import type { EventTypeInfo } from './types';
 
 export type { EventTypeInfo } from './types';
@@ -80,7 +88,7 @@ const transferProps: Record<string, Schema> = {
   amount: decimal,
   asset_code: str,
   fee: decimal,
-  status: { type: 'string', enum: ['pending', 'pending_review', 'completed', 'failed', 'reversed'] },
+  status: { type: 'string', enum: ['pending', 'pending_review', 'completed', 'failed', 'reversed', 'expired'] },
   reference: strOrNull,
   workflow_id: strOrNull,
   failure_code: strOrNull,
@@ -90,6 +98,7 @@ const transferRequired = Object.keys(transferProps);
 const transfer = (extra: Record<string, Schema> = {}, required: string[] = []) =>
   obj({ ...transferProps, ...extra }, [...transferRequired, ...required]);
 
+// Left for the DeFi position events only (issue 25, part C builds them and removes this).
 const notBuilt: Schema = { type: 'object', description: 'Payload defined when the producing area is built' };
 
 const webhookStatusChange = obj(
@@ -127,12 +136,13 @@ const bridgeProps: Record<string, Schema> = {
 const bridge = (extra: Record<string, Schema>) => obj({ ...bridgeProps, ...extra });
 const BRIDGE = 'domain/crosschain, activities/crosschain (bridge-transfer workflow)';
 
-const e = (type: string, group: string, description: string, data_schema: Schema, producer?: string): EventTypeInfo => ({
+const e = (type: string, group: string, description: string, data_schema: Schema, producer?: string, environmentWide = false): EventTypeInfo => ({
   type,
   group,
   description,
   produced: producer !== undefined,
   ...(producer ? { producer } : {}),
+  ...(environmentWide ? { environmentWide } : {}),
   data_schema,
 });
 
@@ -140,10 +150,21 @@ const ACC = 'domain/accounts';
 const LEDGER = 'domain/ledger (posting function)';
 const TRF = 'domain/transfers, activities/transfers';
 const WF = 'transfer workflow (activities/transfers)';
+const MAINT = 'domain/platform/maintenance-windows (maintenance window workflow)';
 
 export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('account.created', 'Account', 'An account was opened.', obj({ account }), ACC),
-  e('account.updated', 'Account', "An account's name or metadata changed.", notBuilt),
+  e(
+    'account.updated',
+    'Account',
+    "An account's name or metadata changed (PATCH /api/v2/accounts/{uuid}); changes lists the fields that changed, previous their former values.",
+    obj({
+      account,
+      changes: { type: 'array', items: { type: 'string', enum: ['name', 'metadata'] }, minItems: 1 },
+      previous: obj({ name: str, metadata: { type: 'object' } }, []),
+    }),
+    'domain/accounts/update',
+  ),
   e('account.balance_updated', 'Account', 'A posting changed a balance of the account (one event per asset and chain book touched).', balance, LEDGER),
   e('account.frozen', 'Account', 'The account was frozen: no new debits.', accountStatusChange, ACC),
   e('account.unfrozen', 'Account', 'The account was unfrozen.', accountStatusChange, ACC),
@@ -154,7 +175,13 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('transfer.completed', 'Transfer', 'The transfer was posted to the ledger.', transfer(), TRF),
   e('transfer.failed', 'Transfer', 'The transfer failed; any reservation was released.', transfer({ entry_id: strOrNull }), TRF),
   e('transfer.reversed', 'Transfer', 'A completed transfer was reversed by a reversing ledger entry.', transfer({ reason: strOrNull, reversal_entry_id: str }, ['reversal_entry_id']), 'domain/reversals'),
-  e('transfer.expired', 'Transfer', 'A transfer expired before completion.', notBuilt),
+  e(
+    'transfer.expired',
+    'Transfer',
+    'A workflow transfer passed its deadline (held for review longer than its review timeout): status expired, failure_code REVIEW_TIMEOUT; its reservation was voided.',
+    transfer({ entry_id: strOrNull }),
+    WF,
+  ),
 
   e('transaction.created', 'Transaction', 'A ledger line on a customer account was written (pending or posted).', transaction, LEDGER),
   e('transaction.completed', 'Transaction', 'A customer transaction was posted.', transaction, LEDGER),
@@ -172,17 +199,18 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('workflow.timeout', 'Workflow', 'The transfer workflow gave up waiting for a review decision.', transfer({ entry_id: strOrNull }), WF),
   e('workflow.compensation_executed', 'Workflow', 'Compensation completed: the reservation was voided.', transfer({ entry_id: strOrNull }), WF),
 
-  e('system.maintenance_start', 'System', 'Planned maintenance begins.', notBuilt),
-  e('system.maintenance_end', 'System', 'Planned maintenance ended.', notBuilt),
-  e('system.rate_limit_warning', 'System', 'A credential is close to its rate limit.', notBuilt),
-  e('system.api_key_expiring', 'System', 'An API key expires soon.', notBuilt),
-  e('system.security_alert', 'System', 'A security-relevant event on the account.', notBuilt),
+  e('system.maintenance_start', 'System', 'A maintenance window scheduled by operators began: until ends_at the API answers writes with 503 MAINTENANCE (environment-wide).', MAINTENANCE_EVENT, MAINT, true),
+  e('system.maintenance_end', 'System', 'The maintenance window ended (or was cancelled while running); writes are accepted again (environment-wide).', MAINTENANCE_EVENT, MAINT, true),
+  e('system.rate_limit_warning', 'System', 'A credential crossed 80 % of one of its rate-limit windows (once per credential and window).', RATE_LIMIT_WARNING_EVENT, 'domain/platform/rate-limit-warnings (api/plugins/rate-limit.ts)'),
+  e('system.api_key_expiring', 'System', 'An API key expires within 7 days (once per key; daily schedule).', API_KEY_EXPIRING_EVENT, 'domain/auth/key-expiry (daily schedule)'),
+  e('system.security_alert', 'System', 'A security-relevant event on the user: login lockout, an API key used from a new IP range (/24, /48), a rotated refresh token presented again (session revoked).', SECURITY_ALERT_EVENT, 'domain/auth/security-alerts'),
   e(
     'system.status_change',
     'System',
-    'A resource of the user changed status on its own; today: a webhook endpoint disabled after consecutive failed deliveries.',
-    webhookStatusChange,
-    'domain/webhooks (delivery activity)',
+    'A status changed on its own: a webhook endpoint of the user disabled after consecutive failed deliveries (resource webhook), or the platform readiness of a component changed (resource readiness, environment-wide, once per change).',
+    { oneOf: [webhookStatusChange, READINESS_STATUS_CHANGE] },
+    'domain/webhooks (delivery activity), domain/platform/readiness-watch (worker readiness check)',
+    true,
   ),
 
   e('bridge.initiated', 'Cross-chain', 'A bridge transfer was accepted (quote spent); its workflow reserves and sends it.', bridge({ deadline_at: ts, estimated_completion_at: ts }), BRIDGE),
@@ -224,8 +252,8 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
     'domain/defi/swaps (swap workflow settlement)',
   ),
 
-  e('position.opened', 'Decentralized finance', 'A DeFi position was opened.', notBuilt),
-  e('position.closed', 'Decentralized finance', 'A DeFi position was closed.', notBuilt),
+  e('position.opened', 'Decentralized finance', 'A DeFi position was opened (today: a liquidity position; the deposit moved from the chain book into the pool in entry_id).', POSITION_OPENED, 'domain/defi/liquidity'),
+  e('position.closed', 'Decentralized finance', 'A DeFi position was closed (today: every LP share of a liquidity position burnt; the last withdrawal in entry_id).', POSITION_CLOSED, 'domain/defi/liquidity'),
   e('position.liquidation_warning', 'Decentralized finance', 'A position is close to liquidation.', notBuilt),
   e('yield.harvested', 'Decentralized finance', 'Yield was harvested.', notBuilt),
 

@@ -12,7 +12,12 @@ export interface LimitResult {
   /** Unix seconds when the constraining window frees a request */
   reset: number;
   retryAfter: number;
+  /** Windows this very hit took across WARNING_SHARE of their limit (rare: the warning's only trigger). */
+  crossed?: Array<{ limit: number; windowSeconds: number; used: number; windowStart: number }>;
 }
+
+/** Share of a window's limit whose crossing raises system.rate_limit_warning. */
+export const WARNING_SHARE = 0.8;
 
 /**
  * Sliding-window counter (the weighted sum of the current and previous fixed windows), per key
@@ -27,19 +32,22 @@ export interface RateLimiter {
 function combine(now: number, windows: Window[], counts: Array<{ current: number; previous: number }>): LimitResult {
   let worst: LimitResult | undefined;
   let allowed = true;
+  const crossed: NonNullable<LimitResult['crossed']> = [];
   windows.forEach((w, i) => {
     const start = Math.floor(now / w.windowSeconds) * w.windowSeconds;
     const elapsed = (now - start) / w.windowSeconds;
     const estimate = counts[i].previous * (1 - elapsed) + counts[i].current;
     const remaining = Math.max(0, Math.floor(w.limit - estimate));
     const over = estimate > w.limit;
+    const mark = WARNING_SHARE * w.limit;
+    if (estimate >= mark && estimate - 1 < mark) crossed.push({ limit: w.limit, windowSeconds: w.windowSeconds, used: Math.ceil(estimate), windowStart: start });
     if (over) allowed = false;
     const reset = Math.ceil(start + w.windowSeconds);
     const r: LimitResult = { allowed: !over, limit: w.limit, remaining, reset, retryAfter: over ? Math.max(1, Math.ceil(reset - now)) : 0 };
     // Report the window closest to exhaustion.
     if (!worst || (over && worst.allowed) || (over === !worst.allowed && r.remaining / r.limit < worst.remaining / worst.limit)) worst = r;
   });
-  return { ...worst!, allowed };
+  return crossed.length > 0 ? { ...worst!, allowed, crossed } : { ...worst!, allowed };
 }
 
 export class MemoryRateLimiter implements RateLimiter {

@@ -12,7 +12,7 @@ import { DomainError as TransferError } from '../platform/errors';
 import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
 import type { CreateTransferInput, Parties } from './checks';
 
-export type TransferStatus = 'pending' | 'pending_review' | 'completed' | 'failed' | 'reversed';
+export type TransferStatus = 'pending' | 'pending_review' | 'completed' | 'failed' | 'reversed' | 'expired';
 
 export interface Transfer extends Outcome {
   id: string;

@@ -42,6 +42,9 @@ const PUBLIC = [
   /^\/api\/v1\/open-banking\/consents(\/:consentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
   // The redirect SCA page: the unguessable authorisation id is the capability.
   /^\/open-banking\/sca\/:authorisationId$/,
+  // OAuth protocol endpoints: client authentication is the credential (RFC 6749; tests/oauth); the consent page and metadata are public.
+  /^\/oauth\/(authorize|token|revoke|introspect)$/,
+  /^\/\.well-known\/oauth-authorization-server$/,
 ];
 
 /** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */
@@ -128,6 +131,9 @@ const OPERATOR_ONLY = [
   'POST /api/v1/microfinance/offices/:id/tellers',
   'POST /api/v1/microfinance/offices/:id/vault/funding',
   'GET /api/v1/microfinance/provision-policies',
+  'POST /api/v1/operators/maintenance',
+  'GET /api/v1/operators/maintenance',
+  'DELETE /api/v1/operators/maintenance/:id',
   'POST /api/v1/microfinance/provision-policies',
   'GET /api/v1/microfinance/provisioning/runs',
   'POST /api/v1/microfinance/provisioning/runs',
@@ -165,6 +171,7 @@ function routesOf(app: TestApp['app']): Route[] {
  * passes validation and reaches the ownership check (where it must find nothing: 404).
  */
 const BODIES: Record<string, unknown> = {
+  'PATCH /api/v2/accounts/:uuid': { name: 'renamed' },
   'POST /api/v2/accounts/:uuid/deposit': { amount: '1.00', asset_code: 'USD' },
   'POST /api/v1/open-banking/sca/:authorisationId': { decision: 'approve' },
   'POST /api/v2/accounts/:uuid/withdraw': { amount: '1.00', asset_code: 'USD' },
@@ -256,6 +263,15 @@ beforeAll(async () => {
   const swapQuote = (await create('/api/v1/defi/swap/quote', { chain: 'arbitrum', token_in: 'USDC', token_out: 'WETH', amount_in: '100' })).quote_id as string;
   const ids = { bridge: newId('bridge'), swap: newId('swap'), flash: newId('flash'), xswap: newId('ccswap'), delivery: newId('whdel') };
   await seedRows({ userId: a.userId, account, entryId, webhookId: webhook.id, bridgeQuote, swapQuote, ...ids });
+  // A liquidity position of A's (docs/defi.md): another user removing it gets 404.
+  const lpPosition = newId('lp');
+  await getPool().query(
+    `INSERT INTO defi_liquidity_positions (id, environment, user_id, account_id, pool_id, chain, dex, tokens, shares, shares_minted, deposited, withdrawn, status, open_entry_id, idempotency_key)
+     VALUES ($1, 'sandbox', $2, $3, 'arbitrum-sushiswap-weth-usdc-3000', 'arbitrum', 'sushiswap', '{WETH,USDC}', 1, 1, '{1,1}', '{0,0}', 'open', $4, $1)`,
+    [lpPosition, a.userId, account, entryId],
+  );
+  aIds.add(lpPosition);
+  CROSS_BODIES['POST /api/v2/defi/liquidity/remove'] = { position_id: lpPosition, share: '0.5' };
   aIds.add(bridgeQuote);
   aIds.add(swapQuote);
   const wallet = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -344,6 +360,7 @@ beforeAll(async () => {
     { prefix: '/api/v2/defi/swaps/', params: { swap_id: ids.swap } },
     { prefix: '/api/v1/defi/swap/', params: { swap_id: ids.swap } },
     { prefix: '/api/v2/defi/flash-loans/', params: { id: ids.flash } },
+    { prefix: '/api/v2/defi/liquidity/positions/', params: { id: lpPosition } },
     { prefix: '/api/v1/ledger/entries/', params: { id: entryId } },
     { prefix: '/api/v1/open-banking/accounts/', params: { accountId: account } },
     { prefix: '/api/v1/open-banking/consents/', params: { consentId: `consent_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
@@ -416,6 +433,12 @@ beforeAll(async () => {
   for (const id of [smsId, agentKey.id]) aIds.add(id);
   BODIES['PUT /x402/spending-limits/payers/:address'] = { per_request_max: '1', daily_max: '2' };
   BODIES['PUT /x402/spending-limits/agents/:key_id'] = { per_request_max: '1', daily_max: '2' };
+  // Operators' maintenance windows: any id fills the path (a missing one is 404).
+  fixtures.push({ prefix: '/api/v1/operators/maintenance/', params: { id: `mw_${'0'.repeat(32)}` } });
+  // A's OAuth client (tests/oauth).
+  const oauthClient = (await create('/api/v2/oauth/clients', { name: 'matrix app', client_type: 'public', redirect_uris: ['https://app.example.test/cb'], scopes: ['read'] })).client_id as string;
+  fixtures.push({ prefix: '/api/v2/oauth/clients/', params: { id: oauthClient } });
+  aIds.add(oauthClient);
   // Public (the link's signature is the credential): any id fills the path.
   fixtures.push({ prefix: '/api/v2/partner/sdk/packages/', params: { id: `sdkp_${'0'.repeat(32)}` } });
   aIds.add(passkey);

@@ -80,7 +80,7 @@ describe('event catalog', () => {
     expect(data.find((e) => e.type === 'transfer.completed')).toMatchObject({ group: 'Transfer', produced: true });
     expect(data.find((e) => e.type === 'bridge.initiated')).toMatchObject({ group: 'Cross-chain', produced: true });
     expect(data.find((e) => e.type === 'partner.onboarded')).toMatchObject({ group: 'Partner', produced: true });
-    expect(data.find((e) => e.type === 'transfer.expired')).toMatchObject({ group: 'Transfer', produced: false });
+    expect(data.find((e) => e.type === 'transfer.expired')).toMatchObject({ group: 'Transfer', produced: true });
     expect((await t.app.inject({ method: 'GET', url: '/api/v2/webhooks/events' })).statusCode).toBe(401);
   });
 

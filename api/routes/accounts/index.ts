@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { closeAccount, createAccount, freezeAccount, listAccounts, unfreezeAccount, type AccountType } from '../../../domain/accounts';
 import { getOwnAccount, getOwnBalances, listOwnAccountTransactions, listOwnAccountTransfers } from '../../../domain/accounts/own';
+import { updateOwnAccount } from '../../../domain/accounts/update';
 import { moveCash } from '../../../domain/cash';
 import type { TransactionSort, TransactionStatus, TransactionType } from '../../../domain/ledger/transactions';
 import { pageParams, paginate } from '../../pagination';
@@ -11,7 +12,7 @@ import { transactionSchema } from '../transactions/schemas';
 import { presentTransfer } from '../transfers/presenters';
 import { transferSchema } from '../transfers/schemas';
 import { presentAccount, presentBalances, presentCashMovement } from './presenters';
-import { accountSchema, balancesSchema, cashBody, cashResult, createBody, pageQuery, reasonBody, transactionsQuery, uuidParams } from './schemas';
+import { accountSchema, balancesSchema, cashBody, cashResult, createBody, pageQuery, reasonBody, transactionsQuery, updateBody, uuidParams } from './schemas';
 
 export default async function accountRoutes(app: FastifyInstance) {
   // The published v2 paths, and the unversioned core paths the spec lists for the same operations.
@@ -74,6 +75,20 @@ export default async function accountRoutes(app: FastifyInstance) {
   }
 
   const tags = ['Accounts'];
+
+  app.patch<{ Params: { uuid: string }; Body: { name?: string; metadata?: Record<string, unknown> } }>(
+    '/api/v2/accounts/:uuid',
+    {
+      schema: {
+        tags,
+        summary: "Rename an account or replace its metadata (emits account.updated when something changed)",
+        params: uuidParams,
+        body: updateBody,
+        response: { 200: envelope(accountSchema), ...errorResponses },
+      },
+    },
+    async (request) => ({ data: presentAccount(await updateOwnAccount(principalOf(request), request.params.uuid, request.body)) }),
+  );
 
   app.get<{
     Params: { uuid: string };

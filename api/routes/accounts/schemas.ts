@@ -50,6 +50,16 @@ export const createBody = {
   },
 };
 
+export const updateBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    metadata: { ...metadataSchema, description: 'Replaces the whole metadata object. ' + String(metadataSchema.description ?? '') },
+  },
+};
+
 export const transactionsQuery = {
   type: 'object',
   additionalProperties: false,

@@ -8,6 +8,7 @@ import { defiPools, executeSwap, findFlashLoan, findSwap, quoteAndExecuteSwap, q
 import { defiPortfolio } from '../../../domain/defi/portfolio';
 import type { SandboxOutcome } from '../../../domain/defi/swaps';
 import { caller } from '../caller';
+import liquidityRoutes from './liquidity';
 import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from './presenters';
 import {
   flashLoanGetSchema,
@@ -22,6 +23,8 @@ import {
 } from './schemas';
 
 export default async function defiRoutes(app: FastifyInstance) {
+  await app.register(liquidityRoutes);
+
   app.post<{ Body: { chain: string; token_in: string; token_out: string; amount_in: string; slippage_tolerance?: number; dex_sources?: string[] } }>(
     '/api/v1/defi/swap/quote',
     { schema: swapQuoteSchema },

@@ -4,6 +4,8 @@
  */
 import type { DefiPools } from '../../../domain/defi/operations';
 import type { DefiPortfolio } from '../../../domain/defi/portfolio';
+import { lpShares, type LiquidityPosition } from '../../../domain/defi/liquidity';
+import type { ValuedPosition } from '../../../domain/defi/liquidity-value';
 import type { FlashLoan, FlashLoanResult } from '../../../domain/defi/flash-loans';
 import { fromBaseUnits } from '../../../domain/defi/pricing';
 import type { SwapQuote } from '../../../domain/defi/quotes';
@@ -151,7 +153,7 @@ export function presentDefiPortfolio(p: DefiPortfolio) {
     flash_loans: p.flashLoans.map(presentFlashLoan),
     lending_positions: [],
     staking_positions: [],
-    liquidity_positions: [],
+    liquidity_positions: p.liquidityPositions.map(presentLiquidityPosition),
     yield_positions: [],
     note: p.note,
   };
@@ -183,4 +185,39 @@ export function presentPools(p: DefiPools) {
       loan_count: l.loanCount,
     })),
   };
+}
+
+export function presentLiquidityPosition(p: LiquidityPosition | ValuedPosition) {
+  const v = 'valuation' in p ? p.valuation : null;
+  return {
+    position_id: p.id,
+    position_type: 'liquidity' as const,
+    status: p.status,
+    account_id: p.accountId,
+    chain: p.chain,
+    dex: p.dex,
+    pool_id: p.poolId,
+    tokens: p.tokens,
+    deposited: p.deposited,
+    withdrawn: p.withdrawn,
+    shares: lpShares(p.shares),
+    shares_minted: lpShares(p.sharesMinted),
+    open_entry_id: p.openEntryId,
+    close_entry_id: p.closeEntryId,
+    valuation: v && {
+      amounts: v.amounts,
+      hold_amounts: v.holdAmounts,
+      pool_share_percent: v.poolSharePercent,
+      usd_value: v.usdValue,
+      hold_usd_value: v.holdUsdValue,
+      impermanent_loss_usd: v.impermanentLossUsd,
+      impermanent_loss_percent: v.impermanentLossPercent,
+    },
+    created_at: p.createdAt.toISOString(),
+    closed_at: p.closedAt ? p.closedAt.toISOString() : null,
+  };
+}
+
+export function presentLiquidityRemoval(r: { position: LiquidityPosition; amounts: string[]; sharesBurnt: bigint; entryId: string }) {
+  return { position: presentLiquidityPosition(r.position), amounts: r.amounts, shares_burnt: lpShares(r.sharesBurnt), entry_id: r.entryId };
 }

@@ -231,8 +231,9 @@ export const portfolioSchema = {
   tags: [TAG],
   summary: 'DeFi portfolio: holdings per chain, swaps, flash loans, positions',
   description:
-    'Token holdings per chain and asset from the ledger\'s chain books with USD values, the latest swaps and flash loans. The platform offers ' +
-    'no lending, staking, liquidity or yield products: those position lists are empty (see note).',
+    'Token holdings per chain and asset from the ledger\'s chain books with USD values, the latest swaps and flash loans, and the open ' +
+    'liquidity positions valued at their share of the pool reserves (USD at the latest rates, impermanent loss against holding). The platform ' +
+    'offers no lending, staking or yield products yet: those position lists are empty (see note).',
   response: { 200: envelope({ type: 'object', additionalProperties: true }), ...errorResponses },
 };
 

@@ -11,7 +11,7 @@ export const transferSchema = {
     to_account: { type: 'string' },
     amount: { type: 'string' },
     asset_code: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'pending_review', 'completed', 'failed', 'reversed'] },
+    status: { type: 'string', enum: ['pending', 'pending_review', 'completed', 'failed', 'reversed', 'expired'] },
     reference: { type: ['string', 'null'] },
     description: { type: ['string', 'null'] },
     workflow_id: { type: ['string', 'null'] },

@@ -1,0 +1,29 @@
+/**
+ * Activities of the platform's system-event workflows (workflows/system-events.ts): API key expiry
+ * notices, maintenance window start and end. Each is idempotent: the domain
+ * functions write their event only with the state change that marks it done.
+ */
+import type pg from 'pg';
+import { notifyExpiringApiKeys } from '../../domain/auth/key-expiry';
+import { getMaintenance, markMaintenanceEnded, markMaintenanceStarted } from '../../domain/platform/maintenance-windows';
+
+export function createSystemEventActivities(deps: { pool?: pg.Pool } = {}) {
+  return {
+    async notifyExpiringApiKeys(): Promise<number> {
+      return notifyExpiringApiKeys(deps.pool);
+    },
+    /** The window's times (ms since epoch) and whether it was cancelled; null when it does not exist. */
+    async maintenanceWindowTimes(input: { maintenanceId: string }): Promise<{ startsAt: number; endsAt: number; cancelled: boolean } | null> {
+      const w = await getMaintenance(input.maintenanceId);
+      return w ? { startsAt: w.startsAt.getTime(), endsAt: w.endsAt.getTime(), cancelled: w.cancelledAt !== null } : null;
+    },
+    async startMaintenanceWindow(input: { maintenanceId: string }): Promise<boolean> {
+      return markMaintenanceStarted(input.maintenanceId);
+    },
+    async endMaintenanceWindow(input: { maintenanceId: string }): Promise<void> {
+      await markMaintenanceEnded(input.maintenanceId);
+    },
+  };
+}
+
+export type SystemEventActivities = ReturnType<typeof createSystemEventActivities>;
