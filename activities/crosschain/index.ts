@@ -151,10 +151,8 @@ export function createCrosschainActivities() {
       await withTransaction(async (c) => {
         const t = await lockBridgeTransfer(c, transferId);
         if (t.reservationEntryId) return;
-        const [book, transit] = await Promise.all([
-          ensureChainLedgerAccount(c, t.accountId, t.assetCode, t.sourceChain),
-          bridgeInTransitAccount(t.environment, t.protocol, t.assetCode, c),
-        ]);
+        const book = await ensureChainLedgerAccount(c, t.accountId, t.assetCode, t.sourceChain);
+        const transit = await bridgeInTransitAccount(t.environment, t.protocol, t.assetCode, c);
         const entry = await postEntry(
           {
             environment: t.environment,
@@ -303,11 +301,9 @@ export function createCrosschainActivities() {
         const t = await lockBridgeTransfer(c, transferId);
         if (t.status === 'completed') return;
         await postPending(t.reservationEntryId!, { idempotencyKey: workflowIdempotencyKey(workflowId, 'post') }, c).catch(businessFailure);
-        const [book, transit, fees] = await Promise.all([
-          ensureChainLedgerAccount(c, t.accountId, t.assetCode, t.destinationChain),
-          bridgeInTransitAccount(t.environment, t.protocol, t.assetCode, c),
-          systemAccount(t.environment, t.assetCode, 'fee_revenue', t.id, c),
-        ]);
+        const book = await ensureChainLedgerAccount(c, t.accountId, t.assetCode, t.destinationChain);
+        const transit = await bridgeInTransitAccount(t.environment, t.protocol, t.assetCode, c);
+        const fees = await systemAccount(t.environment, t.assetCode, 'fee_revenue', t.id, c);
         const lines: LineInput[] = [
           { accountId: transit, direction: 'debit', amount: t.amount },
           { accountId: book, direction: 'credit', amount: t.receiveAmount, transactionType: 'transfer_in' },

@@ -103,7 +103,8 @@ export function createRailActivities() {
       await withTransaction(async (c) => {
         const p = await lockRailPayment(c, paymentId);
         if (p.reservationEntryId) return;
-        const [customer, rail] = await Promise.all([ensureCustomerLedgerAccount(p.accountId, p.currency, c), railSettlementAccount(p.environment, p.rail, p.currency, c)]);
+        const customer = await ensureCustomerLedgerAccount(p.accountId, p.currency, c);
+        const rail = await railSettlementAccount(p.environment, p.rail, p.currency, c);
         const entry = await postEntry(
           {
             environment: p.environment,

@@ -306,10 +306,8 @@ export async function refundBridgeFees(id: string, workflowId: string): Promise<
   await withTransaction(async (c) => {
     await update(c, id, { returned_amount: back.receiveAmount });
     if (shortfall.lte(0)) return;
-    const [book, fees] = await Promise.all([
-      ensureChainLedgerAccount(c, x.accountId, back.assetCode, x.sourceChain),
-      systemAccount(x.environment, back.assetCode, 'fee_revenue', x.id, c),
-    ]);
+    const book = await ensureChainLedgerAccount(c, x.accountId, back.assetCode, x.sourceChain);
+    const fees = await systemAccount(x.environment, back.assetCode, 'fee_revenue', x.id, c);
     await postEntry(
       {
         environment: x.environment,

@@ -70,7 +70,9 @@ export async function settleSwap(swapId: string, workflowId: string, tx: ChainTx
     for (const p of changed) await saveReserves(c, p);
 
     // The network fee: the gas the transaction actually used, at its gas price, in token_out.
-    const [nativeUsd, rateOut] = await Promise.all([nativeUsdPrice(chain, c), latestRate(s.assetOut, c)]);
+    // One after the other: they share the transaction's connection (pg runs one query at a time on it).
+    const nativeUsd = await nativeUsdPrice(chain, c);
+    const rateOut = await latestRate(s.assetOut, c);
     const gasUsd = gasCostNative(chain, tx.gasUsed, tx.gasPriceGwei).times(nativeUsd);
     let fee = rateOut ? gasUsd.div(rateOut.rate).toDecimalPlaces(precisionOut, D.ROUND_UP) : new D(0);
     if (fee.gt(actual)) fee = new D(actual);
@@ -80,12 +82,10 @@ export async function settleSwap(swapId: string, workflowId: string, tx: ChainTx
     if (s.reservationEntryId) {
       await voidPending(s.reservationEntryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'release-for-settlement'), reason: `superseded by settlement entry ${entryId}` }, c);
     }
-    const [bookIn, bookOut, dexIn, dexOut] = await Promise.all([
-      ensureChainLedgerAccount(c, s.accountId, s.assetIn, s.chain),
-      ensureChainLedgerAccount(c, s.accountId, s.assetOut, s.chain),
-      dexSettlementAccount(s.environment, s.chain, s.dex, s.assetIn, c),
-      dexSettlementAccount(s.environment, s.chain, s.dex, s.assetOut, c),
-    ]);
+    const bookIn = await ensureChainLedgerAccount(c, s.accountId, s.assetIn, s.chain);
+    const bookOut = await ensureChainLedgerAccount(c, s.accountId, s.assetOut, s.chain);
+    const dexIn = await dexSettlementAccount(s.environment, s.chain, s.dex, s.assetIn, c);
+    const dexOut = await dexSettlementAccount(s.environment, s.chain, s.dex, s.assetOut, c);
     const lines: LineInput[] = [
       { accountId: bookIn, direction: 'debit', amount: s.amountIn },
       { accountId: dexIn, direction: 'credit', amount: s.amountIn },
