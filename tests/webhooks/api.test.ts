@@ -317,7 +317,8 @@ describe('deliveries', () => {
     for (const hook of [viaName, viaIp]) {
       let d: Record<string, any> | undefined;
       const deadline = Date.now() + 20_000;
-      while (!d?.attempts?.[0]?.error && Date.now() < deadline) {
+      // The attempt is recorded before the delivery's status moves on: wait for both.
+      while ((!d?.attempts?.[0]?.error || d.status === 'pending') && Date.now() < deadline) {
         d = (await call('GET', `/api/v2/webhooks/${hook.id}/deliveries`, undefined, owner.headers)).json().data[0];
         await new Promise((r) => setTimeout(r, 50));
       }
