@@ -288,15 +288,20 @@ export async function listLiquidityPositions(userId: string, environment: Enviro
 
 export const lpShares = (v: bigint): string => fromBaseUnits(v, LP_DECIMALS);
 
+/** What both position events say of the position. */
+const positionEventBase = (p: LiquidityPosition) => ({
+  position_id: p.id,
+  position_type: 'liquidity',
+  account_id: p.accountId,
+  chain: p.chain,
+  dex: p.dex,
+  pool_id: p.poolId,
+  tokens: p.tokens,
+});
+
 export function positionOpenedData(p: LiquidityPosition) {
   return {
-    position_id: p.id,
-    position_type: 'liquidity',
-    account_id: p.accountId,
-    chain: p.chain,
-    dex: p.dex,
-    pool_id: p.poolId,
-    tokens: p.tokens,
+    ...positionEventBase(p),
     amounts: p.deposited,
     shares: lpShares(p.sharesMinted),
     entry_id: p.openEntryId,
@@ -306,13 +311,7 @@ export function positionOpenedData(p: LiquidityPosition) {
 
 export function positionClosedData(p: LiquidityPosition, lastAmounts: string[], burnt: bigint, entryId: string) {
   return {
-    position_id: p.id,
-    position_type: 'liquidity',
-    account_id: p.accountId,
-    chain: p.chain,
-    dex: p.dex,
-    pool_id: p.poolId,
-    tokens: p.tokens,
+    ...positionEventBase(p),
     amounts: lastAmounts,
     total_withdrawn: p.withdrawn,
     total_deposited: p.deposited,
