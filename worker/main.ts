@@ -10,7 +10,9 @@ import { recordValuations } from '../domain/baskets/valuations';
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
 import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
 import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
+import { ensureStakingHarvestSchedule } from '../domain/defi/staking-schedule';
 import { ensureApiKeyExpirySchedule } from '../domain/auth/key-expiry';
+import { ensureLendingWatchSchedule } from '../domain/defi/lending-schedule';
 import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
@@ -54,8 +56,12 @@ if (cfg.manageBasketSchedules) {
 if (cfg.manageMifidSchedule) await ensureMifidDeadlineSchedule();
 // The daily IFRS 9 provisioning run of microfinance loans (idempotent per environment, currency and day).
 await ensureMfProvisioningSchedule();
+// The daily staking harvest (each epoch's reward paid once, whichever run pays it).
+await ensureStakingHarvestSchedule();
 // The daily API key expiry notices (system.api_key_expiring, once per key).
 await ensureApiKeyExpirySchedule();
+// The lending watch every minute (position.liquidation_warning, liquidations below a health factor of 1).
+await ensureLendingWatchSchedule();
 // Readiness changes (database, Temporal) as system.status_change, once per change.
 const stopReadinessWatch = startReadinessWatch();
 // Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.

@@ -6,6 +6,11 @@
  *   its balance is the net value the platform took out of that DEX.
  * - flash_lender:<chain>:<protocol> (internal, debit-normal, per asset): the same for a lending
  *   pool; a repaid flash loan leaves a credit of the loan fee.
+ * - lending_market:<market id> (internal, debit-normal, per asset): the platform's flow with a
+ *   money market. Supplies and repayments are credits, withdrawals and borrows debits.
+ * - lending_liquidations:<chain>:<protocol> (internal, debit-normal, per asset): the outside
+ *   liquidators' side of a liquidation: the collateral they seized (credit) for the debt they
+ *   repaid (debit).
  * - fee_revenue (system): network fees charged to customers.
  */
 import { ensureChainLedgerAccount, payingAccountCandidates } from '../chains/books';
@@ -28,6 +33,14 @@ export function dexSettlementAccount(environment: Environment, chain: string, de
 
 export function lenderAccount(environment: Environment, chain: string, protocol: string, assetCode: string, c: Queryable): Promise<string> {
   return internal(environment, assetCode, `flash_lender:${chain}:${protocol}`, `${protocol} flash loans ${assetCode} on ${chain}`, c);
+}
+
+export function lendingMarketAccount(environment: Environment, market: { id: string; asset: string }, c: Queryable): Promise<string> {
+  return internal(environment, market.asset, `lending_market:${market.id}`, `Lending market ${market.id}`, c);
+}
+
+export function lendingLiquidationsAccount(environment: Environment, chain: string, protocol: string, assetCode: string, c: Queryable): Promise<string> {
+  return internal(environment, assetCode, `lending_liquidations:${chain}:${protocol}`, `${protocol} liquidators ${assetCode} on ${chain}`, c);
 }
 
 export { ensureChainLedgerAccount };

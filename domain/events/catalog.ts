@@ -6,7 +6,7 @@
  */
 import { BASKET_BUY_EVENT_CATALOG } from '../baskets/buy-events';
 import { BASKET_EVENT_CATALOG } from '../baskets/events';
-import { POSITION_CLOSED, POSITION_OPENED } from '../defi/events';
+import { POSITION_CLOSED, POSITION_LIQUIDATION_WARNING, POSITION_OPENED, YIELD_HARVESTED } from '../defi/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
 import { OPEN_BANKING_EVENT_CATALOG } from '../openbanking/events';
@@ -97,9 +97,6 @@ const transferProps: Record<string, Schema> = {
 const transferRequired = Object.keys(transferProps);
 const transfer = (extra: Record<string, Schema> = {}, required: string[] = []) =>
   obj({ ...transferProps, ...extra }, [...transferRequired, ...required]);
-
-// Left for the DeFi position events only (issue 25, part C builds them and removes this).
-const notBuilt: Schema = { type: 'object', description: 'Payload defined when the producing area is built' };
 
 const webhookStatusChange = obj(
   {
@@ -252,10 +249,10 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
     'domain/defi/swaps (swap workflow settlement)',
   ),
 
-  e('position.opened', 'Decentralized finance', 'A DeFi position was opened (today: a liquidity position; the deposit moved from the chain book into the pool in entry_id).', POSITION_OPENED, 'domain/defi/liquidity'),
-  e('position.closed', 'Decentralized finance', 'A DeFi position was closed (today: every LP share of a liquidity position burnt; the last withdrawal in entry_id).', POSITION_CLOSED, 'domain/defi/liquidity'),
-  e('position.liquidation_warning', 'Decentralized finance', 'A position is close to liquidation.', notBuilt),
-  e('yield.harvested', 'Decentralized finance', 'Yield was harvested.', notBuilt),
+  e('position.opened', 'Decentralized finance', 'A DeFi position was opened: a liquidity position (the deposit moved from the chain book into the pool), a lending position (the first supply to a money market) or a staking position; position_type tells which, entry_id is the ledger entry.', POSITION_OPENED, 'domain/defi/liquidity, domain/defi/lending, domain/defi/staking'),
+  e('position.closed', 'Decentralized finance', 'A DeFi position was closed: every LP share burnt, every lending balance back to zero (by a withdrawal, repayment or liquidation), or a stake withdrawn after unbonding; entry_id is the last ledger entry.', POSITION_CLOSED, 'domain/defi/liquidity, domain/defi/lending, domain/defi/staking'),
+  e('position.liquidation_warning', 'Decentralized finance', 'A lending position\'s health factor fell below the warning threshold (default 1.1; once per descent); below 1 the lending watch liquidates it with the market\'s liquidation bonus as penalty.', POSITION_LIQUIDATION_WARNING, 'domain/defi/lending-liquidation (lending watch schedule)'),
+  e('yield.harvested', 'Decentralized finance', 'Staking rewards were harvested: the completed unpaid epochs of a staking position paid to the chain book (paid_out) or added to the stake (compounded), by the daily harvest schedule or the customer (POST /api/v2/defi/staking/harvest).', YIELD_HARVESTED, 'domain/defi/staking-harvest (daily harvest schedule)'),
 
   e('compliance.report.generated', 'Regulatory', 'A regulatory report was generated (today: a MiFID II transaction report, NEWT or CANC, built and schema-checked).', COMPLIANCE_REPORT_GENERATED, 'domain/regtech/mifid'),
   e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list; a MiFID II report past its T+1 deadline).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule, domain/regtech/mifid (deadline check)'),

@@ -77,3 +77,18 @@ export async function waitSwap(t: TestApp, headers: Record<string, string>, id: 
     await new Promise((res) => setTimeout(res, 50));
   }
 }
+
+/** The outbox events of a type (of one aggregate), each checked against the catalog's data schema. */
+export async function catalogEvents(type: string, aggregateId?: string): Promise<Array<Record<string, any>>> {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const info = eventTypeInfo(type)!;
+  expect(info.produced).toBe(true);
+  const validate = ajv.compile(info.data_schema);
+  const { rows } = await getPool().query<{ data: Record<string, unknown> }>(
+    'SELECT data FROM outbox_events WHERE type = $1 AND ($2::text IS NULL OR aggregate_id = $2) ORDER BY occurred_at',
+    [type, aggregateId ?? null],
+  );
+  for (const r of rows) expect(validate(r.data), ajv.errorsText(validate.errors)).toBe(true);
+  return rows.map((r) => r.data);
+}

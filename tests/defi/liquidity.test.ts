@@ -201,6 +201,7 @@ describe('liquidity positions', () => {
     expect(Number(lp.valuation.usd_value)).toBeGreaterThan(4100);
     expect(Number(lp.valuation.usd_value)).toBeLessThan(4300);
     expect(pf.lending_positions).toEqual([]);
+    expect(pf.yield_positions).toContainEqual(expect.objectContaining({ position_id: lp.position_id, source: 'liquidity_fees', annual_rate: null, usd_value: lp.valuation.usd_value }));
     const holdingsUsd = pf.holdings.reduce((s: number, h: { usd_value: string | null }) => s + Number(h.usd_value ?? 0), 0);
     const lpUsd = pf.liquidity_positions.reduce((s: number, x: { valuation: { usd_value: string } }) => s + Number(x.valuation.usd_value), 0);
     expect(Number(pf.total_usd_value)).toBeCloseTo(holdingsUsd + lpUsd, 2);

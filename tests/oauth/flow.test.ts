@@ -4,7 +4,7 @@ import { authorize, authRequest, basic, form, login, pkce, REDIRECT, registerCli
 
 /**
  * The authorization-code + PKCE flow over HTTP (app.inject): registration, the consent page, the
- * user's sign-in and approval (posted as the page's script posts it: no headless browser here),
+ * user's sign-in and approval (posted as the page's script posts it; consent-browser.test.ts runs the page itself in Chromium),
  * code for tokens, the token on API routes with its scopes, refresh with rotation, and refusals.
  */
 let t: TestApp;

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { s256 } from '../../domain/oauth';
 import type { TestApp, TestUser } from '../helpers/app';
 
@@ -34,4 +36,28 @@ export async function authorize(t: TestApp, session: string, q: Record<string, s
 
 export function authRequest(clientId: string, challenge: string, extra: Record<string, string> = {}) {
   return { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'read', state: 'st-123', code_challenge: challenge, code_challenge_method: 'S256', ...extra };
+}
+
+/**
+ * The system Chromium the browser tests drive (playwright-core downloads none): CHROMIUM_PATH,
+ * /usr/bin/chromium, or `chromium` on PATH. `npm ci` installs Debian's package when it can
+ * (scripts/postinstall.mjs); without one the test fails saying so, never skips.
+ */
+export function chromiumExecutable(): string {
+  const env = process.env.CHROMIUM_PATH;
+  if (env) {
+    if (!existsSync(env)) throw new Error(`CHROMIUM_PATH is ${env}, which does not exist: point it at a Chromium, or unset it and install the Debian package \`chromium\``);
+    return env;
+  }
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  try {
+    const found = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
+    if (found) return found;
+  } catch {
+    // not on PATH
+  }
+  throw new Error(
+    'No Chromium found (CHROMIUM_PATH, /usr/bin/chromium, chromium on PATH): install the Debian package `chromium` ' +
+      '(apt-get install -y --no-install-recommends chromium; `npm ci` does this when run as root) or set CHROMIUM_PATH',
+  );
 }

@@ -272,6 +272,22 @@ beforeAll(async () => {
   );
   aIds.add(lpPosition);
   CROSS_BODIES['POST /api/v2/defi/liquidity/remove'] = { position_id: lpPosition, share: '0.5' };
+  // A lending position of A's (docs/defi.md "Lending"): another user reading it gets 404; naming A's account in a lending operation too.
+  const lnPosition = newId('ln');
+  await getPool().query(`INSERT INTO defi_lending_positions (id, environment, user_id, account_id, chain, protocol, status) VALUES ($1, 'sandbox', $2, $3, 'ethereum', 'aave', 'open')`, [lnPosition, a.userId, account]);
+  aIds.add(lnPosition);
+  CROSS_BODIES['POST /api/v2/defi/lending/supply'] = { market_id: 'ethereum-aave-usdc', amount: '1', account_id: account };
+  // A staking position of A's (docs/defi.md "Staking"): another user unstaking, harvesting or reading it gets 404.
+  const stPosition = newId('st');
+  await getPool().query(
+    `INSERT INTO defi_staking_positions (id, environment, user_id, account_id, product_id, chain, protocol, asset_code, staked_amount, principal, status, staked_at, stake_entry_id, idempotency_key)
+     VALUES ($1, 'sandbox', $2, $3, 'ethereum-beacon-eth', 'ethereum', 'beacon', 'ETH', 1, 1, 'staked', now(), $4, $1)`,
+    [stPosition, a.userId, account, entryId],
+  );
+  aIds.add(stPosition);
+  CROSS_BODIES['POST /api/v2/defi/staking/unstake'] = { position_id: stPosition };
+  CROSS_BODIES['POST /api/v2/defi/staking/harvest'] = { position_id: stPosition };
+  fixtures.push({ prefix: '/api/v2/defi/staking/positions/', params: { id: stPosition } });
   aIds.add(bridgeQuote);
   aIds.add(swapQuote);
   const wallet = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -361,6 +377,7 @@ beforeAll(async () => {
     { prefix: '/api/v1/defi/swap/', params: { swap_id: ids.swap } },
     { prefix: '/api/v2/defi/flash-loans/', params: { id: ids.flash } },
     { prefix: '/api/v2/defi/liquidity/positions/', params: { id: lpPosition } },
+    { prefix: '/api/v2/defi/lending/positions/', params: { id: lnPosition } },
     { prefix: '/api/v1/ledger/entries/', params: { id: entryId } },
     { prefix: '/api/v1/open-banking/accounts/', params: { accountId: account } },
     { prefix: '/api/v1/open-banking/consents/', params: { consentId: `consent_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },

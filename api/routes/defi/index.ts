@@ -8,7 +8,9 @@ import { defiPools, executeSwap, findFlashLoan, findSwap, quoteAndExecuteSwap, q
 import { defiPortfolio } from '../../../domain/defi/portfolio';
 import type { SandboxOutcome } from '../../../domain/defi/swaps';
 import { caller } from '../caller';
+import lendingRoutes from './lending';
 import liquidityRoutes from './liquidity';
+import stakingRoutes from './staking';
 import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from './presenters';
 import {
   flashLoanGetSchema,
@@ -24,6 +26,8 @@ import {
 
 export default async function defiRoutes(app: FastifyInstance) {
   await app.register(liquidityRoutes);
+  await app.register(stakingRoutes);
+  await app.register(lendingRoutes);
 
   app.post<{ Body: { chain: string; token_in: string; token_out: string; amount_in: string; slippage_tolerance?: number; dex_sources?: string[] } }>(
     '/api/v1/defi/swap/quote',

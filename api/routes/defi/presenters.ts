@@ -12,6 +12,8 @@ import type { SwapQuote } from '../../../domain/defi/quotes';
 import { amountReceived, type Swap } from '../../../domain/defi/swaps';
 import { DecimalMoney as D } from '../../../domain/money/amount';
 import { ApiError, type ErrorObject } from '../../errors';
+import { presentLendingPosition } from './lending-presenters';
+import { presentStakingPosition } from './staking-presenters';
 
 /** The spec's Swap quote record (plus the minimum, slippage, gas price and network fee). */
 export function presentSwapQuote(q: SwapQuote) {
@@ -151,10 +153,21 @@ export function presentDefiPortfolio(p: DefiPortfolio) {
     })),
     swaps: p.swaps.map(presentSwap),
     flash_loans: p.flashLoans.map(presentFlashLoan),
-    lending_positions: [],
-    staking_positions: [],
+    lending_positions: p.lendingPositions.map(presentLendingPosition),
+    staking_positions: p.stakingPositions.map(presentStakingPosition),
     liquidity_positions: p.liquidityPositions.map(presentLiquidityPosition),
-    yield_positions: [],
+    yield_positions: p.yieldPositions.map((y) => ({
+      position_id: y.positionId,
+      position_type: y.positionType,
+      source: y.source,
+      chain: y.chain,
+      protocol: y.protocol,
+      asset_codes: y.assetCodes,
+      amount: y.amount,
+      annual_rate: y.annualRate,
+      pending_rewards: y.pendingRewards,
+      usd_value: y.usdValue,
+    })),
     note: p.note,
   };
 }

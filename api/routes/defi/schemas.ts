@@ -232,8 +232,10 @@ export const portfolioSchema = {
   summary: 'DeFi portfolio: holdings per chain, swaps, flash loans, positions',
   description:
     'Token holdings per chain and asset from the ledger\'s chain books with USD values, the latest swaps and flash loans, and the open ' +
-    'liquidity positions valued at their share of the pool reserves (USD at the latest rates, impermanent loss against holding). The platform ' +
-    'offers no lending, staking or yield products yet: those position lists are empty (see note).',
+    'positions: liquidity (share of the pool reserves, impermanent loss against holding), lending (supplies, debts, health factor; counted ' +
+    'as collateral less debt) and staking (principal and pending rewards). `yield_positions` lists what earns among those positions ' +
+    '(each lending supply at its supply rate, each stake at its reward rate, each liquidity position on pool fees, rate null); it is a view ' +
+    'of the same positions and is not added to the totals. USD at the platform\'s latest rates.',
   response: { 200: envelope({ type: 'object', additionalProperties: true }), ...errorResponses },
 };
 
