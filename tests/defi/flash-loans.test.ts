@@ -128,7 +128,7 @@ describe('flash loans', () => {
 });
 
 describe('portfolio', () => {
-  it('shows holdings per chain with USD values, swaps and flash loans; no lending/staking/LP products', async () => {
+  it('shows holdings per chain with USD values, swaps and flash loans; no positions yet', async () => {
     const r = await t.app.inject({ method: 'GET', url: '/api/v2/defi/portfolio', headers: t.headers });
     expect(r.statusCode).toBe(200);
     const p = r.json().data;
@@ -143,7 +143,7 @@ describe('portfolio', () => {
     expect(p.flash_loans).toHaveLength(1);
     expect(p.flash_loans[0].profit).toMatch(/^\d+\.\d{6}$/);
     for (const k of ['lending_positions', 'staking_positions', 'liquidity_positions', 'yield_positions']) expect(p[k]).toEqual([]);
-    expect(p.note).toMatch(/no lending, staking/);
+    expect(p.note).toMatch(/lending positions at collateral less debt/);
     const stranger = await createTestUser();
     const empty = (await t.app.inject({ method: 'GET', url: '/api/v2/defi/portfolio', headers: stranger.headers })).json().data;
     expect(empty).toMatchObject({ total_usd_value: '0.00', holdings: [], swaps: [], flash_loans: [] });
