@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_FILTER, TRANSACTION_FILTER_SCHEMA, validateFilter, type TransactionFilter } from '../../domain/ai/filter';
 import { MAX_QUERY_CHARS, parseTransactionQuery } from '../../domain/ai/parser';
-import { BENCH_QUERIES, GOLDEN, INJECTIONS, REFERENCE_NOW, at } from './queries';
+import { BENCH_QUERIES, GOLDEN, HOSTILE_LONG_INPUTS, INJECTIONS, REFERENCE_NOW, at } from './queries';
 
 const BERLIN = 'Europe/Berlin';
 const filterOf = (expected: Partial<TransactionFilter>): TransactionFilter => ({ ...EMPTY_FILTER, ...expected });
@@ -186,19 +186,14 @@ describe('robustness', () => {
     }
   });
 
-  it('10,000-character strings return in under 50 ms', () => {
-    const inputs = [
-      '1,'.repeat(5_000), '$'.repeat(10_000), 'between 1 and '.repeat(715), '('.repeat(10_000), 'a@'.repeat(5_000), 'last '.repeat(2_000),
-      '9'.repeat(10_000), 'from June 1 to '.repeat(667), 'q1 '.repeat(3_334), 'on sat '.repeat(1_429), '😀'.repeat(5_000), 'To Bob And '.repeat(910),
-      'over $1 '.repeat(1_250), '\u0000'.repeat(10_000), `${'x'.repeat(9_988)}@example.com`, ' '.repeat(10_000), '-1'.repeat(5_000), '1.2.'.repeat(2_500),
-    ].map((s) => s.slice(0, 10_000));
-    // The first calls compile chrono's patterns (V8 tiers regular expressions up on reuse).
-    for (const s of inputs) parse(s);
-    for (const s of inputs) {
+  // The 50 ms target for these is measured by `npm run bench ai parse`; here only a ceiling no
+  // catastrophic backtracking (seconds to hours on 10,000 characters) could stay under on any machine.
+  it('10,000-character hostile strings parse to a valid filter without catastrophic backtracking', () => {
+    for (const s of HOSTILE_LONG_INPUTS) parse(s);
+    for (const s of HOSTILE_LONG_INPUTS) {
       const t0 = performance.now();
       const r = parse(s);
-      const ms = performance.now() - t0;
-      expect(ms, s.slice(0, 20)).toBeLessThan(50);
+      expect(performance.now() - t0, s.slice(0, 20)).toBeLessThan(1_000);
       expect(validateFilter(r.filter).ok).toBe(true);
     }
   });

@@ -222,3 +222,10 @@ export const MORE_QUERIES: string[] = [
 ];
 
 export const BENCH_QUERIES: string[] = [...GOLDEN.map((g) => g.query), ...INJECTIONS, ...MORE_QUERIES];
+
+/** 10,000-character hostile inputs: repeated tokens that would make a backtracking pattern explode. */
+export const HOSTILE_LONG_INPUTS: string[] = [
+  '1,'.repeat(5_000), '$'.repeat(10_000), 'between 1 and '.repeat(715), '('.repeat(10_000), 'a@'.repeat(5_000), 'last '.repeat(2_000),
+  '9'.repeat(10_000), 'from June 1 to '.repeat(667), 'q1 '.repeat(3_334), 'on sat '.repeat(1_429), '😀'.repeat(5_000), 'To Bob And '.repeat(910),
+  'over $1 '.repeat(1_250), '\u0000'.repeat(10_000), `${'x'.repeat(9_988)}@example.com`, ' '.repeat(10_000), '-1'.repeat(5_000), '1.2.'.repeat(2_500),
+].map((s) => s.slice(0, 10_000));
