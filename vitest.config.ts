@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // graphql ships CommonJS (main) and ESM (module) builds; Node loads the CommonJS one for the
+    // app and for mercurius, but Vite prefers `module` for our sources: two copies of graphql, and a
+    // schema built by one is "from another realm" for the other. Tests load what production loads.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/helpers/global-setup.ts'],

@@ -14,6 +14,7 @@ import { registerRateLimit } from './plugins/rate-limit';
 import { registerValidation, ROUTER_MAX_PARAM_LENGTH } from './plugins/validation';
 import { registerX402 } from './plugins/x402';
 import { registerRoutes } from './routes';
+import { registerGraphQL } from './graphql';
 import { provideOpenApiDocumentSource, type OpenApiDocument } from '../domain/partner/sdk/spec';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,6 +77,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   app.decorate('transfers', opts.transfers ?? createTransferService({ pool: getPool(), config: cfg }));
 
   const limiter = opts.rateLimiter ?? createRateLimiter(cfg.redisUrl);
+  app.decorate('rateLimiter', limiter);
   registerValidation(app);
   registerErrorHandling(app);
   await registerOpenApi(app);
@@ -86,6 +88,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   registerIdempotency(app);
   registerX402(app);
   await registerRoutes(app);
+  await registerGraphQL(app);
   // SDK generation reads the platform's OpenAPI document: this app's (domain/partner/sdk/spec.ts).
   provideOpenApiDocumentSource(
     async () => {

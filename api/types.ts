@@ -1,5 +1,6 @@
 import type { Principal, Permission } from '../domain/auth/principal';
 import type { TransferService } from '../domain/transfers';
+import type { RateLimiter } from '../domain/platform/rate-limiter';
 import type { Partner } from '../domain/partner/partners';
 
 declare module 'fastify' {
@@ -20,10 +21,14 @@ declare module 'fastify' {
     idempotency?: false;
     /** A partner row: besides the bearer key, X-Partner-Key of the same partner (domain/partner/context.ts). */
     partnerKey?: boolean;
+    /** The GraphQL endpoint: its own rate limits (api/plugins/rate-limit.ts graphqlRateLimit). */
+    graphql?: boolean;
   }
   interface FastifyInstance {
     /** The process's transfer service (built once in buildApp). */
     transfers: TransferService;
+    /** The process's rate limiter (GraphQL subscriptions count against it too). */
+    rateLimiter: RateLimiter;
   }
   interface FastifyRequest {
     principal?: Principal;

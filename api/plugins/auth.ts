@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApiKey, isApiKeyValue } from '../../domain/auth/api-keys';
-import type { Permission } from '../../domain/auth/principal';
+import type { Permission, Principal } from '../../domain/auth/principal';
 import { authenticateAccessToken } from '../../domain/auth/sessions';
 import { authenticateOAuthAccessToken, isOAuthAccessToken } from '../../domain/oauth/access-tokens';
 import { checkAreaAccess, checkPartnerKey } from '../../domain/partner/context';
 import { DomainError } from '../../domain/platform/errors';
 import { ApiError } from '../errors';
+import type { Partner } from '../../domain/partner/partners';
 
 const MESSAGES = {
   missing: 'Authorization header with a Bearer API key or access token is required',
@@ -65,33 +66,49 @@ export function registerAuthEnforcement(app: FastifyInstance): void {
   });
 }
 
+/**
+ * The principal of an Authorization header value (`Bearer <API key | OAuth token | access token>`)
+ * from `ip`, or the 401/403 ApiError REST answers; also the GraphQL WebSocket's connection_init.
+ */
+export async function principalFromBearer(header: string | undefined, ip: string): Promise<Principal> {
+  if (!header) throw unauthorized('missing');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('invalid');
+  const value = match[1];
+  if (isApiKeyValue(value)) {
+    const result = await authenticateApiKey(value, ip);
+    if (!result.ok) {
+      if (result.reason === 'ip_not_allowed') throw new ApiError(403, 'IP_NOT_ALLOWED', `Requests from ${ip} are not allowed for this API key`);
+      throw unauthorized(result.reason);
+    }
+    // An API key is never a biometric session (only a passkey login is: domain/mobile/passkey-sign-in.ts).
+    return { ...result.principal, biometric: false };
+  }
+  if (isOAuthAccessToken(value)) {
+    // A third-party app's OAuth token (domain/oauth): permissions are its scopes; kind 'oauth', never a login session.
+    const result = await authenticateOAuthAccessToken(value);
+    if (!result.ok) throw unauthorized(result.reason);
+    return result.principal;
+  }
+  const result = await authenticateAccessToken(value);
+  if (!result.ok) throw unauthorized(result.reason);
+  return result.principal;
+}
+
+/**
+ * The bearer key's partner, proved by its X-Partner-Key header (config.partnerKey rows, and GraphQL's
+ * partner fields). A missing or unknown partner key is a credential failure (401), like a bad bearer key.
+ */
+export function partnerOfKey(principal: Principal, header: string | string[] | undefined): Promise<Partner> {
+  return checkPartnerKey(principal, Array.isArray(header) ? header[0] : header).catch((err) => {
+    if (err instanceof DomainError && err.code === 'PARTNER_KEY_INVALID') throw new ApiError(401, err.code, err.message, { source: { header: 'x-partner-key' } });
+    throw err;
+  });
+}
+
 async function resolvePrincipal(request: FastifyRequest): Promise<void> {
   {
-    const header = request.headers.authorization;
-    if (!header) throw unauthorized('missing');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('invalid');
-    const value = match[1];
-    if (isApiKeyValue(value)) {
-      const result = await authenticateApiKey(value, request.ip);
-      if (!result.ok) {
-        if (result.reason === 'ip_not_allowed') {
-          throw new ApiError(403, 'IP_NOT_ALLOWED', `Requests from ${request.ip} are not allowed for this API key`);
-        }
-        throw unauthorized(result.reason);
-      }
-      // An API key is never a biometric session (only a passkey login is: domain/mobile/passkey-sign-in.ts).
-      request.principal = { ...result.principal, biometric: false };
-    } else if (isOAuthAccessToken(value)) {
-      // A third-party app's OAuth token (domain/oauth): permissions are its scopes; kind 'oauth', never a login session.
-      const result = await authenticateOAuthAccessToken(value);
-      if (!result.ok) throw unauthorized(result.reason);
-      request.principal = result.principal;
-    } else {
-      const result = await authenticateAccessToken(value);
-      if (!result.ok) throw unauthorized(result.reason);
-      request.principal = result.principal;
-    }
+    request.principal = await principalFromBearer(request.headers.authorization, request.ip);
     const needed = requiredPermission(request);
     if (!request.principal.permissions.includes(needed)) {
       const what = request.principal.kind === 'oauth' ? `This OAuth token lacks the '${needed}' scope` : `This API key lacks the '${needed}' permission`;
@@ -104,13 +121,6 @@ async function resolvePrincipal(request: FastifyRequest): Promise<void> {
     if (request.principal.partnerId || request.principal.tenantId) {
       await checkAreaAccess(request.principal, (request.routeOptions.schema as { tags?: string[] } | undefined)?.tags);
     }
-    if (request.routeOptions.config?.partnerKey) {
-      const header = request.headers['x-partner-key'];
-      request.partner = await checkPartnerKey(request.principal, Array.isArray(header) ? header[0] : header).catch((err) => {
-        // A missing or unknown partner key is a credential failure (401), like a bad bearer key.
-        if (err instanceof DomainError && err.code === 'PARTNER_KEY_INVALID') throw new ApiError(401, err.code, err.message, { source: { header: 'x-partner-key' } });
-        throw err;
-      });
-    }
+    if (request.routeOptions.config?.partnerKey) request.partner = await partnerOfKey(request.principal, request.headers['x-partner-key']);
   }
 }

@@ -20,8 +20,11 @@ function refusalOf(err: unknown): { code: string; message: string; pointer?: str
   return undefined;
 }
 
-/** Business-logic refusals become envelope errors without every route catching them; the status comes from the code. */
-function fromDomain(err: unknown): ApiError | undefined {
+/**
+ * Business-logic refusals become envelope errors without every route catching them; the status
+ * comes from the code. Also GraphQL's error formatting (api/graphql/errors.ts): one mapping.
+ */
+export function fromDomain(err: unknown): ApiError | undefined {
   const r = refusalOf(err);
   if (!r) return undefined;
   return new ApiError(statusForCode(r.code), r.code, r.message, r.pointer ? { source: { pointer: r.pointer } } : {});

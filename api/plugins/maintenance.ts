@@ -17,7 +17,9 @@ export function registerMaintenanceGate(app: FastifyInstance): void {
     const p = request.principal;
     if (!p) return;
     const path = request.url.split('?', 1)[0];
-    if (OPEN.some((r) => r.test(path)) || (request.routeOptions.config as { admin?: boolean } | undefined)?.admin) return;
+    const config = request.routeOptions.config as { admin?: boolean; graphql?: boolean } | undefined;
+    // GraphQL posts queries too: its mutations check the window themselves (api/graphql/context.ts).
+    if (OPEN.some((r) => r.test(path)) || config?.admin || config?.graphql) return;
     const w = await activeMaintenance(p.environment);
     if (!w) return;
     const retryAfter = Math.max(1, Math.ceil((w.endsAt.getTime() - Date.now()) / 1000));

@@ -159,6 +159,13 @@ export async function listAccounts(
   return { items: items.rows.map(toAccount), total: Number(count.rows[0].n) };
 }
 
+/** The owner's accounts among `ids` in the environment, by id (one query: a GraphQL loader's batch). */
+export async function accountsByIds(ids: readonly string[], owner: { userId: string; environment: Environment }, client: Queryable = getPool()): Promise<Map<string, Account>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await client.query<AccountRow>('SELECT * FROM accounts WHERE id = ANY($1::text[]) AND user_id = $2 AND environment = $3', [ids, owner.userId, owner.environment]);
+  return new Map(rows.map((r) => [r.id, toAccount(r)]));
+}
+
 export interface AccountScope {
   /** When given, an account of another user is not found */
   userId?: string | null;

@@ -77,6 +77,11 @@ export interface ApiKeyRecord {
   createdAt: Date;
 }
 
+/** How a key stands at `now`: revoked, expired (past expires_at) or active. */
+export function apiKeyStatus(k: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now = Date.now()): 'active' | 'expired' | 'revoked' {
+  return k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= now ? 'expired' : 'active';
+}
+
 export async function createApiKey(input: CreateKeyInput, tx?: Queryable): Promise<{ record: ApiKeyRecord; value: string }> {
   const value = keyPrefixFor(input.format ?? 'sk', input.environment) + randomToken(32);
   const data = {

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { getPool, withTransaction } from '../db/pool';
 import { newId } from '../platform/ids';
 import { EVENT_CATALOG } from './catalog';
+import { notifyStatements } from './live-feed';
 import { startDeliveryWorkflows, type StartTarget } from '../webhooks/workflow';
 import { projectNotifications } from '../mobile/notifications';
 import { sendPushes } from '../mobile/push';
@@ -127,6 +128,8 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
     await c.query(`UPDATE outbox_events SET published_at = clock_timestamp(), attempts = attempts + 1 WHERE id = ANY($1::text[])`, [
       events.map((e) => e.id),
     ]);
+    // The live feed (GraphQL subscriptions, ./live-feed.ts): delivered when this batch commits.
+    for (const n of notifyStatements(events.map((e) => e.id))) await c.query(n.text, n.values);
     return { events, targets: created, notifications };
   });
   // Pushes are best effort: a failure leaves the notification in the feed, and is not retried.
@@ -178,7 +181,8 @@ export interface EventDispatcher {
  * and retried after the pause. stop() waits for the batch in progress.
  */
 export function startEventDispatcher(opts: DispatchOptions & { intervalMs?: number } = {}): EventDispatcher {
-  const intervalMs = opts.intervalMs ?? Number.parseInt(process.env.EVENT_DISPATCH_INTERVAL_MS ?? '500', 10);
+  // 100 ms: the live feed's latency (GraphQL subscriptions) is at most about one interval.
+  const intervalMs = opts.intervalMs ?? Number.parseInt(process.env.EVENT_DISPATCH_INTERVAL_MS ?? '100', 10);
   const batchSize = opts.batchSize ?? 200;
   let stopped = false;
   let wake: (() => void) | undefined;

@@ -236,16 +236,22 @@ export function effectiveStatus(c: Pick<Consent, 'status' | 'validUntil'>, now =
   return c.status === 'valid' && now >= consentEndsAt(c) ? 'expired' : c.status;
 }
 
-/** Consents the customer gave, newest first (their own view: which TPPs can read what). */
-export async function customerConsents(userId: string, environment: Environment, c: Queryable = getPool()): Promise<Array<Consent & { tppName: string }>> {
-  const { rows } = await c.query<Row & { tpp_name: string }>(
-    `SELECT c.id, c.environment, c.tpp_id, c.user_id, c.psu_id, c.access, c.recurring, c.valid_until::text AS valid_until, c.frequency_per_day, c.status,
+const CUSTOMER_CONSENT_SELECT = `SELECT c.id, c.environment, c.tpp_id, c.user_id, c.psu_id, c.access, c.recurring, c.valid_until::text AS valid_until, c.frequency_per_day, c.status,
             c.workflow_id, c.redirect_uri, c.nok_redirect_uri, c.authorised_at, c.status_changed_at, c.created_at, t.name AS tpp_name
        FROM ob_consents c JOIN ob_tpps t ON t.id = c.tpp_id
-      WHERE c.user_id = $1 AND c.environment = $2 ORDER BY c.created_at DESC, c.id DESC LIMIT 200`,
-    [userId, environment],
-  );
+      WHERE c.user_id = $1 AND c.environment = $2`;
+
+/** Consents the customer gave, newest first (their own view: which TPPs can read what). */
+export async function customerConsents(userId: string, environment: Environment, c: Queryable = getPool()): Promise<Array<Consent & { tppName: string }>> {
+  const { rows } = await c.query<Row & { tpp_name: string }>(`${CUSTOMER_CONSENT_SELECT} ORDER BY c.created_at DESC, c.id DESC LIMIT 200`, [userId, environment]);
   return rows.map((r) => ({ ...toConsent(r), tppName: r.tpp_name }));
+}
+
+/** One consent the customer gave; another customer's (or environment's) is 404 NOT_FOUND, as revoking it is. */
+export async function customerConsent(userId: string, environment: Environment, consentId: string, c: Queryable = getPool()): Promise<Consent & { tppName: string }> {
+  const { rows } = await c.query<Row & { tpp_name: string }>(`${CUSTOMER_CONSENT_SELECT} AND c.id = $3`, [userId, environment, consentId]);
+  if (!rows[0]) throw new DomainError('NOT_FOUND', 'Consent not found');
+  return { ...toConsent(rows[0]), tppName: rows[0].tpp_name };
 }
 
 /** The accounts a consent covers, with what it allows on each. */

@@ -102,6 +102,9 @@ export function loadConfig() {
     refreshTokenTtlSeconds: int('REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 100),
     rateLimitPerHour: int('RATE_LIMIT_PER_HOUR', 1000),
+    // GraphQL's own limits (spec "Limits"): per credential, and per IP for guests (docs/graphql.md).
+    graphqlRateLimitPerMinute: int('GRAPHQL_RATE_LIMIT_PER_MINUTE', 120),
+    graphqlGuestRateLimitPerMinute: int('GRAPHQL_GUEST_RATE_LIMIT_PER_MINUTE', 30),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024),
     trustProxy: bool('TRUST_PROXY', false),
     logLevel: process.env.LOG_LEVEL ?? 'info',

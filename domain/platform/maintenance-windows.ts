@@ -31,6 +31,11 @@ export interface MaintenanceWindow {
   endedAt: Date | null;
 }
 
+/** How a window stands at `now`: cancelled, ended, in progress or scheduled. */
+export function maintenanceStatus(w: Pick<MaintenanceWindow, 'cancelledAt' | 'startsAt' | 'endsAt'>, now = Date.now()): 'scheduled' | 'in_progress' | 'ended' | 'cancelled' {
+  return w.cancelledAt ? 'cancelled' : w.endsAt.getTime() <= now ? 'ended' : w.startsAt.getTime() <= now ? 'in_progress' : 'scheduled';
+}
+
 interface Row {
   id: string;
   environment: Environment;

@@ -63,6 +63,11 @@ function toWebhook(r: WebhookRow): Webhook {
   };
 }
 
+/** active; disabled (switched off after consecutive failed deliveries); inactive (switched off by its owner). */
+export function webhookStatus(w: Pick<Webhook, 'active' | 'disabledAt'>): 'active' | 'inactive' | 'disabled' {
+  return w.active ? 'active' : w.disabledAt ? 'disabled' : 'inactive';
+}
+
 export function toPublicWebhook(w: Webhook, secret?: string) {
   return {
     id: w.id,
@@ -70,7 +75,7 @@ export function toPublicWebhook(w: Webhook, secret?: string) {
     events: w.events,
     description: w.description,
     active: w.active,
-    status: w.active ? 'active' : w.disabledAt ? 'disabled' : 'inactive',
+    status: webhookStatus(w),
     environment: w.environment,
     consecutive_failures: w.consecutiveFailures,
     disabled_at: w.disabledAt?.toISOString() ?? null,

@@ -16,6 +16,7 @@ import { benchAi } from './ai';
 import { benchAiParse } from './ai-parse';
 import { benchOpenBanking } from './open-banking';
 import { benchMicrofinance } from './microfinance';
+import { benchGraphql } from './graphql';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -33,6 +34,7 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['AI transaction queries', benchAi],
   ['Open banking AIS reads', benchOpenBanking],
   ['Microfinance provisioning run', benchMicrofinance],
+  ['GraphQL queries and subscriptions', benchGraphql],
 ];
 
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

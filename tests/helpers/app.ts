@@ -51,13 +51,17 @@ export interface TestApp {
  * The full API on this test file's own database, with a sandbox user and API key. Temporal
  * points at the run's dev server. Rate limits are high unless a test sets them.
  */
-export async function createTestApp(opts: { rateLimitPerMinute?: number; rateLimitPerHour?: number } = {}): Promise<TestApp> {
+export async function createTestApp(
+  opts: { rateLimitPerMinute?: number; rateLimitPerHour?: number; graphqlRateLimitPerMinute?: number; graphqlGuestRateLimitPerMinute?: number } = {},
+): Promise<TestApp> {
   await useTestDatabase();
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
   process.env.JWT_SECRET ??= 'test-secret-that-is-long-enough-for-hs256-signing';
   process.env.SDK_LINK_SECRET ??= 'test-sdk-link-secret-long-enough-to-sign-links';
   process.env.RATE_LIMIT_PER_MINUTE = String(opts.rateLimitPerMinute ?? 100_000);
   process.env.RATE_LIMIT_PER_HOUR = String(opts.rateLimitPerHour ?? 1_000_000);
+  process.env.GRAPHQL_RATE_LIMIT_PER_MINUTE = String(opts.graphqlRateLimitPerMinute ?? 100_000);
+  process.env.GRAPHQL_GUEST_RATE_LIMIT_PER_MINUTE = String(opts.graphqlGuestRateLimitPerMinute ?? 100_000);
   process.env.LOG_LEVEL = 'silent';
   const app = await buildApp({ logger: false, rateLimiter: new MemoryRateLimiter() });
   await app.ready();

@@ -45,6 +45,9 @@ const PUBLIC = [
   // OAuth protocol endpoints: client authentication is the credential (RFC 6749; tests/oauth); the consent page and metadata are public.
   /^\/oauth\/(authorize|token|revoke|introspect)$/,
   /^\/\.well-known\/oauth-authorization-server$/,
+  // GraphQL: public with an optional credential; each field asks for the principal and permission it needs (tests/graphql).
+  /^\/api\/graphql$/,
+  /^\/api\/graphql-playground$/,
 ];
 
 /** Public reads (config public + optionalAuth): GET needs no credential; other methods on the path do. */

@@ -1,11 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import { findApiKey, issueApiKey, keyScopeOf, listApiKeys, revokeApiKey, rotateApiKey } from '../../../domain/auth/api-keys';
+import type { Principal } from '../../../domain/auth/principal';
 import { notFound } from '../../errors';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
 import { presentApiKey } from './presenters';
 import { createBody, idParams, keySchema, pageQuery, rotateBody, TAGS, type CreateBody } from './schemas';
+
+/** A key request as its REST body reaches the domain (also GraphQL's createApiKey). */
+export const issueApiKeyFromBody = (p: Principal, b: CreateBody) =>
+  issueApiKey(keyScopeOf(p), p.environment, {
+    name: b.name,
+    environment: b.environment,
+    permissions: b.permissions,
+    ipAllowlist: b.ip_allowlist,
+    expiresAt: b.expires_at ? new Date(b.expires_at) : null,
+    format: b.format,
+    agent: b.agent,
+  });
 
 export default async function apiKeyRoutes(app: FastifyInstance) {
   app.post<{ Body: CreateBody }>(
@@ -23,17 +36,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      const b = request.body;
-      const { record, value } = await issueApiKey(keyScopeOf(p), p.environment, {
-        name: b.name,
-        environment: b.environment,
-        permissions: b.permissions,
-        ipAllowlist: b.ip_allowlist,
-        expiresAt: b.expires_at ? new Date(b.expires_at) : null,
-        format: b.format,
-        agent: b.agent,
-      });
+      const { record, value } = await issueApiKeyFromBody(principalOf(request), request.body);
       return reply.code(201).send({ data: presentApiKey(record, value) });
     },
   );

@@ -1,10 +1,9 @@
 /** Wire shapes of the API keys area. */
-import type { ApiKeyRecord } from '../../../domain/auth/api-keys';
+import { apiKeyStatus, type ApiKeyRecord } from '../../../domain/auth/api-keys';
 
 /** An API key as shown: never its value, except `key` once at creation or rotation. */
 export function presentApiKey(k: ApiKeyRecord, value?: string) {
-  const now = Date.now();
-  const status = k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= now ? 'expired' : 'active';
+  const status = apiKeyStatus(k);
   return {
     id: k.id,
     name: k.name,

@@ -3,48 +3,19 @@
  * -> presenter (./presenters.ts); schemas in ./schemas.ts. The cross-chain swap is ./swap.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { bridgeFees, bridgeNow, bridgeTransferWithHistory, createBridgeQuote, crosschainPortfolio, initiateBridge } from '../../../domain/crosschain';
+import { bridgeFees, bridgeTransferWithHistory, crosschainPortfolio } from '../../../domain/crosschain';
+import { bridgeInOneCall, quoteBridge, startBridge, type BridgeNowBody, type InitiateBody, type QuoteBody } from './requests';
 import { caller } from '../caller';
 import { presentBridgeFees, presentBridgeQuote, presentBridgeTransfer, presentBridgeWithHistory, presentCrosschainPortfolio } from './presenters';
 import { bridgeFeesSchema, bridgeInitiateSchema, bridgeNowSchema, bridgeQuoteSchema, bridgeTransferGetSchema, portfolioSchema } from './schemas';
 
 export default async function crosschainRoutes(app: FastifyInstance) {
-  app.post<{ Body: { source_chain: string; destination_chain: string; token: string; amount: string; preferred_bridge?: string } }>(
-    '/api/v1/crosschain/bridge/quote',
-    { schema: bridgeQuoteSchema },
-    async (request, reply) => {
-      const b = request.body;
-      const q = await createBridgeQuote({
-        ...caller(request),
-        sourceChain: b.source_chain,
-        destinationChain: b.destination_chain,
-        token: b.token,
-        amount: b.amount,
-        protocol: b.preferred_bridge,
-        protocolPointer: '/preferred_bridge',
-        now: new Date(),
-      });
-      return reply.code(201).send({ data: presentBridgeQuote(q) });
-    },
+  app.post<{ Body: QuoteBody }>('/api/v1/crosschain/bridge/quote', { schema: bridgeQuoteSchema }, async (request, reply) =>
+    reply.code(201).send({ data: presentBridgeQuote(await quoteBridge(caller(request), request.body)) }),
   );
 
-  app.post<{ Body: { quote_id: string; sender_address: string; recipient_address: string; slippage_tolerance?: number; deadline_minutes?: number; account_id?: string } }>(
-    '/api/v1/crosschain/bridge/initiate',
-    { schema: bridgeInitiateSchema },
-    async (request, reply) => {
-      const b = request.body;
-      const t = await initiateBridge({
-        ...caller(request),
-        quoteId: b.quote_id,
-        accountId: b.account_id,
-        senderAddress: b.sender_address,
-        recipientAddress: b.recipient_address,
-        slippageTolerance: b.slippage_tolerance,
-        deadlineMinutes: b.deadline_minutes,
-        now: new Date(),
-      });
-      return reply.code(201).send({ data: presentBridgeTransfer(t) });
-    },
+  app.post<{ Body: InitiateBody }>('/api/v1/crosschain/bridge/initiate', { schema: bridgeInitiateSchema }, async (request, reply) =>
+    reply.code(201).send({ data: presentBridgeTransfer(await startBridge(caller(request), request.body)) }),
   );
 
   for (const prefix of ['/api/v1', '/api/v2']) {
@@ -53,36 +24,8 @@ export default async function crosschainRoutes(app: FastifyInstance) {
     }));
   }
 
-  app.post<{
-    Body: {
-      source_chain: string;
-      destination_chain: string;
-      token: string;
-      amount: string;
-      protocol: string;
-      account_id?: string;
-      sender_address?: string;
-      recipient_address?: string;
-      slippage_bps?: number;
-      deadline_minutes?: number;
-    };
-  }>('/api/v2/crosschain/bridge', { schema: bridgeNowSchema }, async (request, reply) => {
-    const b = request.body;
-    const { quote, transfer } = await bridgeNow({
-      ...caller(request),
-      sourceChain: b.source_chain,
-      destinationChain: b.destination_chain,
-      token: b.token,
-      amount: b.amount,
-      protocol: b.protocol,
-      protocolPointer: '/protocol',
-      accountId: b.account_id,
-      senderAddress: b.sender_address,
-      recipientAddress: b.recipient_address,
-      slippageBps: b.slippage_bps,
-      deadlineMinutes: b.deadline_minutes,
-      now: new Date(),
-    });
+  app.post<{ Body: BridgeNowBody }>('/api/v2/crosschain/bridge', { schema: bridgeNowSchema }, async (request, reply) => {
+    const { quote, transfer } = await bridgeInOneCall(caller(request), request.body);
     return reply.code(201).send({ data: { ...presentBridgeTransfer(transfer), quote: presentBridgeQuote(quote) } });
   });
 

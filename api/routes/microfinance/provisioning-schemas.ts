@@ -1,6 +1,6 @@
 /** Wire shapes of the provisioning routes (provisioning.ts): JSON schemas and presenters. */
 import type { CurrencyPortfolio, LoanProvision, ProvisionRun, StoredPolicy } from '../../../domain/microfinance/provisioning';
-import { timestamp } from '../../schemas';
+import { paginationQuery, timestamp } from '../../schemas';
 
 export const TAG = 'Microfinance';
 
@@ -125,6 +125,14 @@ export const runBody = {
   additionalProperties: false,
   properties: { run_date: { ...date, description: 'Run date (UTC); today when omitted. Not before the latest run of a currency.' } },
 };
+
+export const runsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { currency: { type: 'string', minLength: 1, maxLength: 16 }, ...paginationQuery },
+};
+
+export const portfolioQuery = { type: 'object', additionalProperties: false, properties: { as_of: { type: 'string', format: 'date' } } };
 
 const byStage = (item: object) => ({ type: 'object', properties: { '1': item, '2': item, '3': item } });
 

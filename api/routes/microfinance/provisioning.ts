@@ -11,11 +11,10 @@ import {
   listProvisionRuns,
   portfolioReport,
   runProvisioningForEnvironment,
-  todayUtc,
-  assertRunDate,
+  runDateOrToday,
 } from '../../../domain/microfinance/provisioning';
 import { paginate, pageParams } from '../../pagination';
-import { envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
+import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
 import {
   TAG,
@@ -27,7 +26,9 @@ import {
   presentPolicy,
   presentPortfolio,
   presentRun,
+  portfolioQuery,
   runBody,
+  runsQuery,
   runSchema,
 } from './provisioning-schemas';
 
@@ -98,7 +99,7 @@ export function provisioningRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const runDate = request.body?.run_date === undefined ? todayUtc() : assertRunDate(request.body.run_date);
+      const runDate = runDateOrToday(request.body?.run_date);
       return { data: (await runProvisioningForEnvironment(principalOf(request).environment, runDate)).map(presentRun) };
     },
   );
@@ -110,11 +111,7 @@ export function provisioningRoutes(app: FastifyInstance) {
       schema: {
         tags: [TAG],
         summary: "Provisioning runs of the caller's environment, newest first (platform operators only)",
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { currency: { type: 'string', minLength: 1, maxLength: 16 }, ...paginationQuery },
-        },
+        querystring: runsQuery,
         response: { 200: paginatedEnvelope(runSchema), ...errorResponses },
       },
     },
@@ -134,12 +131,12 @@ export function provisioningRoutes(app: FastifyInstance) {
         summary: "Loan portfolio quality per currency of the caller's environment (platform operators only)",
         description:
           'Gross portfolio (outstanding principal of active loans), PAR30 and PAR90 as of the date (today by default), and the allowance and loans by stage booked by the latest provisioning run, with the allowance account\'s ledger balance.',
-        querystring: { type: 'object', additionalProperties: false, properties: { as_of: { type: 'string', format: 'date' } } },
+        querystring: portfolioQuery,
         response: { 200: list(portfolioSchema), ...errorResponses },
       },
     },
     async (request) => {
-      const asOf = request.query.as_of === undefined ? todayUtc() : assertRunDate(request.query.as_of, null);
+      const asOf = runDateOrToday(request.query.as_of, null);
       return { data: (await portfolioReport(principalOf(request).environment, asOf)).map((p) => presentPortfolio(p, asOf)) };
     },
   );

@@ -46,7 +46,8 @@ const consentSchema = {
   },
 };
 
-function presentConsent(c: Consent & { tppName?: string }) {
+/** A consent as its customer sees it (status: expired once past its last day); GraphQL shows the same (api/graphql/areas/openbanking.ts). */
+export function presentConsent(c: Consent & { tppName?: string }) {
   return {
     consent_id: c.id,
     ...(c.tppName ? { tpp_name: c.tppName } : {}),

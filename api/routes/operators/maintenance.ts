@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { cancelMaintenance, listMaintenance, scheduleMaintenance, type MaintenanceWindow } from '../../../domain/platform/maintenance-windows';
+import { cancelMaintenance, listMaintenance, maintenanceStatus, scheduleMaintenance, type MaintenanceWindow } from '../../../domain/platform/maintenance-windows';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
 
@@ -31,8 +31,7 @@ const scheduleBody = {
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
 
 function present(w: MaintenanceWindow) {
-  const now = Date.now();
-  const status = w.cancelledAt ? 'cancelled' : w.endsAt.getTime() <= now ? 'ended' : w.startsAt.getTime() <= now ? 'in_progress' : 'scheduled';
+  const status = maintenanceStatus(w);
   return {
     id: w.id,
     environment: w.environment,

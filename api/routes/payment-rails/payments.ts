@@ -6,12 +6,19 @@ import { getRailPaymentView, startRailPayment } from '../../../domain/rails/star
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
+import type { Environment } from '../../../domain/platform/environment';
 import { presentRailPayment, presentRailPaymentSummary } from './presenters';
 import { idParams, parseDateRange, paymentBody, paymentListQuery, paymentSchema, TAG } from './schemas';
 
 /** Rail payments: pay out, list, read one. */
+export type PaymentBody = { account_id: string; amount: string; currency: string; rail: string; creditor_account: CreditorAccount; memo?: string; urgency?: Urgency };
+
+/** A payment request as its REST body reaches the domain (also GraphQL's createRailPayment). */
+export const startPaymentFromBody = (who: { userId: string; environment: Environment }, b: PaymentBody) =>
+  startRailPayment({ ...who, accountId: b.account_id, amount: b.amount, currency: b.currency.toUpperCase(), rail: b.rail, creditor: b.creditor_account, memo: b.memo, urgency: b.urgency, now: new Date() });
+
 export function paymentRoutes(app: FastifyInstance) {
-  app.post<{ Body: { account_id: string; amount: string; currency: string; rail: string; creditor_account: CreditorAccount; memo?: string; urgency?: Urgency } }>(
+  app.post<{ Body: PaymentBody }>(
     '/payments',
     {
       schema: {
@@ -27,20 +34,7 @@ export function paymentRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const pr = principalOf(request);
-      const b = request.body;
-      const view = await startRailPayment({
-        userId: pr.userId,
-        environment: pr.environment,
-        accountId: b.account_id,
-        amount: b.amount,
-        currency: b.currency.toUpperCase(),
-        rail: b.rail,
-        creditor: b.creditor_account,
-        memo: b.memo,
-        urgency: b.urgency,
-        now: new Date(),
-      });
+      const view = await startPaymentFromBody(principalOf(request), request.body);
       return reply.code(201).send({ data: presentRailPayment(view) });
     },
   );

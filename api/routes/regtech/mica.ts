@@ -15,6 +15,35 @@ import {
 import { envelope, errorResponses, timestamp } from '../../schemas';
 import { principalOf } from '../../types';
 
+/** POST /mica/issuers and /mica/whitepapers bodies (GraphQL checks its input against them too). */
+export const issuerBody = {
+  type: 'object',
+  required: ['name', 'authorisation'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    lei: { type: ['string', 'null'], pattern: '^[A-Z0-9]{20}$' },
+    authorisation: { type: 'string', enum: ['credit_institution', 'e_money_institution', 'art_issuer', 'casp', 'none'] },
+    home_member_state: { type: ['string', 'null'], pattern: '^[A-Za-z]{2}$' },
+    authorised_at: { type: ['string', 'null'], format: 'date' },
+    notes: { type: ['string', 'null'], maxLength: 1000 },
+  },
+};
+
+export const whitepaperBody = {
+  type: 'object',
+  required: ['asset_code', 'issuer_id', 'sha256', 'version', 'published_at'],
+  additionalProperties: false,
+  properties: {
+    asset_code: { type: 'string', minLength: 1, maxLength: 12 },
+    issuer_id: { type: 'string', minLength: 1, maxLength: 100 },
+    sha256: { type: 'string', minLength: 64, maxLength: 64 },
+    version: { type: 'string', minLength: 1, maxLength: 20 },
+    published_at: { type: 'string', format: 'date' },
+    status: { type: 'string', enum: ['registered', 'withdrawn'], default: 'registered' },
+  },
+};
+
 function presentMicaCheck(c: MicaCheck) {
   return {
     check_id: c.id,
@@ -95,19 +124,7 @@ export default async function micaRoutes(app: FastifyInstance) {
       schema: {
         tags: ['Operations'],
         summary: 'Add an issuer to the MiCA register (platform operators only)',
-        body: {
-          type: 'object',
-          required: ['name', 'authorisation'],
-          additionalProperties: false,
-          properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            lei: { type: ['string', 'null'], pattern: '^[A-Z0-9]{20}$' },
-            authorisation: { type: 'string', enum: ['credit_institution', 'e_money_institution', 'art_issuer', 'casp', 'none'] },
-            home_member_state: { type: ['string', 'null'], pattern: '^[A-Za-z]{2}$' },
-            authorised_at: { type: ['string', 'null'], format: 'date' },
-            notes: { type: ['string', 'null'], maxLength: 1000 },
-          },
-        },
+        body: issuerBody,
         response: { 201: envelope(issuerSchema), ...errorResponses },
       },
     },
@@ -125,19 +142,7 @@ export default async function micaRoutes(app: FastifyInstance) {
       schema: {
         tags: ['Operations'],
         summary: 'Register a white paper by its SHA-256 (platform operators only)',
-        body: {
-          type: 'object',
-          required: ['asset_code', 'issuer_id', 'sha256', 'version', 'published_at'],
-          additionalProperties: false,
-          properties: {
-            asset_code: { type: 'string', minLength: 1, maxLength: 12 },
-            issuer_id: { type: 'string', minLength: 1, maxLength: 100 },
-            sha256: { type: 'string', minLength: 64, maxLength: 64 },
-            version: { type: 'string', minLength: 1, maxLength: 20 },
-            published_at: { type: 'string', format: 'date' },
-            status: { type: 'string', enum: ['registered', 'withdrawn'], default: 'registered' },
-          },
-        },
+        body: whitepaperBody,
         response: { 201: envelope(paperSchema), ...errorResponses },
       },
     },

@@ -27,6 +27,20 @@ import { principalOf } from '../../types';
 const TAG = 'Regtech';
 const REPORTS = '/api/v2/regtech/mifid/reports';
 
+/** POST /mifid/instruments body (GraphQL checks its input against it too). */
+export const instrumentBody = {
+  type: 'object',
+  required: ['asset_code', 'isin', 'cfi', 'full_name'],
+  additionalProperties: false,
+  properties: {
+    asset_code: { type: 'string', minLength: 1, maxLength: 12 },
+    isin: { type: 'string', minLength: 1, maxLength: 20 },
+    cfi: { type: 'string', minLength: 1, maxLength: 10 },
+    full_name: { type: 'string', minLength: 1, maxLength: 350 },
+    notes: { type: ['string', 'null'], maxLength: 1000 },
+  },
+};
+
 export function presentReport(r: MifidReport) {
   return {
     id: r.id,
@@ -222,18 +236,7 @@ export default async function mifidRoutes(app: FastifyInstance) {
         tags: ['Operations'],
         summary: 'Add or replace an asset in the MiFID II instrument register (platform operators only)',
         description: 'isin: ISO 6166 with a valid check digit (422 INVALID_ISIN); cfi: ISO 10962, six capital letters (422 INVALID_CFI); asset_code: a platform asset.',
-        body: {
-          type: 'object',
-          required: ['asset_code', 'isin', 'cfi', 'full_name'],
-          additionalProperties: false,
-          properties: {
-            asset_code: { type: 'string', minLength: 1, maxLength: 12 },
-            isin: { type: 'string', minLength: 1, maxLength: 20 },
-            cfi: { type: 'string', minLength: 1, maxLength: 10 },
-            full_name: { type: 'string', minLength: 1, maxLength: 350 },
-            notes: { type: ['string', 'null'], maxLength: 1000 },
-          },
-        },
+        body: instrumentBody,
         response: { 201: envelope(instrumentSchema), ...errorResponses },
       },
     },

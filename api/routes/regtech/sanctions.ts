@@ -57,6 +57,14 @@ export function presentListStatus(s: SanctionsListStatus) {
   };
 }
 
+/** POST /sanctions/screen body (GraphQL checks its input against it too). */
+export const screenBody = {
+  type: 'object',
+  required: ['names'],
+  additionalProperties: false,
+  properties: { names: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 300 } } },
+};
+
 function presentResult(r: ScreeningResult) {
   return {
     name: r.name,
@@ -65,6 +73,16 @@ function presentResult(r: ScreeningResult) {
     threshold: r.threshold,
     matches: r.matches.map((m) => ({ entry_id: m.entryId, name: m.name, matched_name: m.matchedName, sdn_type: m.sdnType, programs: m.programs, score: m.score })),
   };
+}
+
+/** A screening's answer: the list version it ran against and each name's result. */
+export function presentScreening(results: ScreeningResult[]) {
+  return { list_version: results[0].listVersion, results: results.map(presentResult) };
+}
+
+/** An operator's reload: the list now loaded, and whether it was loaded again. */
+export function presentReload(r: { status: SanctionsListStatus; loaded: boolean }) {
+  return { ...presentListStatus(r.status), loaded: r.loaded };
 }
 
 export default async function sanctionsRoutes(app: FastifyInstance) {
@@ -79,19 +97,11 @@ export default async function sanctionsRoutes(app: FastifyInstance) {
           'Each name is normalised (case, diacritics, punctuation, word order) and scored with Jaro-Winkler against every primary name and ' +
           'alias of the loaded list, keeping each entry’s best score; a score ≥ SANCTIONS_MATCH_THRESHOLD (default 0.92) is a hit. ' +
           '1 to 100 names. Reads nothing of yours and stores nothing. docs/regtech.md.',
-        body: {
-          type: 'object',
-          required: ['names'],
-          additionalProperties: false,
-          properties: { names: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 300 } } },
-        },
+        body: screenBody,
         response: { 200: envelope({ type: 'object', properties: { list_version: { type: 'string' }, results: { type: 'array', items: resultSchema } } }), ...errorResponses },
       },
     },
-    async (request) => {
-      const results = await screenForCaller(request.body.names);
-      return { data: { list_version: results[0].listVersion, results: results.map(presentResult) } };
-    },
+    async (request) => ({ data: presentScreening(await screenForCaller(request.body.names)) }),
   );
 
   app.get('/api/v2/regtech/sanctions/status', { schema: { tags: [TAG], summary: 'The loaded sanctions list: version, counts, load time and age', response: { 200: envelope(statusSchema), ...errorResponses } } }, async () => ({
@@ -109,9 +119,6 @@ export default async function sanctionsRoutes(app: FastifyInstance) {
         response: { 200: envelope({ type: 'object', properties: { ...statusSchema.properties, loaded: { type: 'boolean' } } }), ...errorResponses },
       },
     },
-    async (request) => {
-      const r = await reloadSanctionsList(principalOf(request));
-      return { data: { ...presentListStatus(r.status), loaded: r.loaded } };
-    },
+    async (request) => ({ data: presentReload(await reloadSanctionsList(principalOf(request))) }),
   );
 }

@@ -8,6 +8,6 @@ export * from './ecl';
 export { activeLoanFacts, loanFacts, type LoanFactsRow } from './facts';
 export { listProvisionPolicies, provisionPolicyOn, createProvisionPolicy, validatePolicyInput, type StoredPolicy, type NewPolicyInput } from './policies';
 export { allowanceAccountId, provisionExpenseAccountId, allowanceBalance, provisioningCurrencies, ALLOWANCE_ACCOUNT_CODE, PROVISION_EXPENSE_ACCOUNT_CODE } from './accounts';
-export { runProvisioning, runProvisioningForEnvironment, listProvisionRuns, todayUtc, assertRunDate, type ProvisionRun } from './run';
+export { runProvisioning, runProvisioningForEnvironment, listProvisionRuns, todayUtc, assertRunDate, runDateOrToday, type ProvisionRun } from './run';
 export { getLoanProvision, type LoanProvision } from './loan';
 export { portfolioReport, type CurrencyPortfolio } from './report';

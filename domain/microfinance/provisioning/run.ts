@@ -83,6 +83,11 @@ export function assertRunDate(value: string, pointer: string | null = '/run_date
   return value;
 }
 
+/** A run date (or report date) as given, checked, else today (UTC): what the run and report routes take. */
+export function runDateOrToday(value: string | undefined, pointer: string | null = '/run_date'): string {
+  return value === undefined ? todayUtc() : assertRunDate(value, pointer);
+}
+
 /** The provisioning run of one environment and currency on a run date (idempotent per that triple). */
 export async function runProvisioning(input: { environment: Environment; currency: string; runDate: string }, pool: pg.Pool = getPool()): Promise<ProvisionRun> {
   const { environment, currency } = input;
