@@ -4,6 +4,7 @@ import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { closeTemporal } from '../domain/temporal/client';
 import { warmCaches } from '../domain/platform/maintenance';
+import { sealPlaintextWebhookSecrets } from '../domain/webhooks/secrets';
 import { buildApp } from './app';
 
 const cfg = loadConfig();
@@ -12,9 +13,15 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
+// Webhook secrets at rest: readable ones sealed, old master keys' values re-sealed (idempotent).
+reportSealing(await sealPlaintextWebhookSecrets());
 await warmCaches();
 const app = await buildApp();
 await app.listen({ port: cfg.port, host: cfg.host });
+function reportSealing(r: Awaited<ReturnType<typeof sealPlaintextWebhookSecrets>>) {
+  if (r.sealed || r.resealed) console.log(`webhook secrets: ${r.sealed} sealed, ${r.resealed} re-sealed under the current master key`);
+  if (r.unreadable.length) console.error(`webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${r.unreadable.join(', ')}`);
+}
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, async () => {
     await app.close();

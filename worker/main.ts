@@ -17,6 +17,7 @@ import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
+import { sealPlaintextWebhookSecrets } from '../domain/webhooks/secrets';
 import { ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { createWorker } from './index';
 
@@ -28,6 +29,10 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
+// Webhook secrets at rest: readable ones sealed, old master keys' values re-sealed (idempotent; the API does it too).
+const sealing = await sealPlaintextWebhookSecrets();
+if (sealing.sealed || sealing.resealed) console.log(`webhook secrets: ${sealing.sealed} sealed, ${sealing.resealed} re-sealed under the current master key`);
+if (sealing.unreadable.length) console.error(`webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${sealing.unreadable.join(', ')}`);
 // An unknown RATES_PROVIDER stops the worker here rather than at the first valuation.
 rateProviderFor();
 await warmCaches();

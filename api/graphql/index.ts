@@ -145,7 +145,11 @@ export async function registerGraphQL(app: FastifyInstance): Promise<void> {
       config,
       schema: {
         ...routeSchema,
-        querystring: { type: 'object', properties: { query: { type: 'string', maxLength: 8000 }, variables: { type: 'string', maxLength: 8000 }, operationName: { type: 'string', maxLength: 200 } } },
+        description:
+          routeSchema.description +
+          ' GET is for short queries: percent-encoded, the whole request line must stay under the server\'s 16 KiB header limit, so query ≤ 1,000 characters, ' +
+          'variables ≤ 250, operationName ≤ 50 (POST takes 100,000). Mutations are refused over GET (405).',
+        querystring: { type: 'object', properties: { query: { type: 'string', maxLength: 1000 }, variables: { type: 'string', maxLength: 250 }, operationName: { type: 'string', maxLength: 50 } } },
       },
     },
     async (request, reply) => {

@@ -23,5 +23,7 @@ export function webhookConfig() {
     /** Deliveries that exhausted every retry in a row before the endpoint is disabled. */
     disableAfterFailures: Math.max(1, int('WEBHOOK_DISABLE_AFTER_FAILURES', 20)),
     maxPerUser: int('WEBHOOK_MAX_PER_USER', 20),
+    /** After a secret rotation, how long the replaced secret still signs deliveries (beside the new one); a rotation may ask for less. */
+    rotationGraceHours: int('WEBHOOK_SECRET_ROTATION_GRACE_HOURS', 24),
   };
 }

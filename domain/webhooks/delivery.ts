@@ -1,8 +1,9 @@
-import { withTransaction } from '../db/pool';
+import { getPool, withTransaction } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
 import type { Environment } from '../platform/environment';
 import { webhookConfig } from './config';
 import type { DeliveryRow } from './index';
+import { openSigningSecrets, WebhookSecretUnavailableError, type SecretColumns } from './secrets';
 import { senderFor } from './sender';
 import { deliveryHeaders } from './signature';
 
@@ -28,7 +29,8 @@ export type AttemptOutcome =
 interface Claimed {
   delivery: DeliveryRow;
   url: string;
-  secret: string;
+  /** The current secret, then the replaced one while its grace period lasts. */
+  secrets: string[];
   userId: string;
   environment: Environment;
 }
@@ -42,8 +44,9 @@ const WINDOW_MS = 60_000;
  */
 async function claim(input: AttemptInput): Promise<AttemptOutcome | Claimed> {
   return withTransaction(async (c) => {
-    const { rows } = await c.query<DeliveryRow & { url: string; secret: string; active: boolean; user_id: string; environment: Environment }>(
-      `SELECT d.*, w.url, w.secret, w.active, w.user_id, w.environment
+    const { rows } = await c.query<DeliveryRow & Omit<SecretColumns, 'id'> & { url: string; active: boolean; user_id: string; environment: Environment }>(
+      `SELECT d.*, w.url, w.secret, w.secret_sealed, w.active, w.user_id, w.environment,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_sealed END AS previous_secret_sealed
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.id = $1 FOR UPDATE OF w, d`,
       [input.deliveryId],
@@ -61,6 +64,8 @@ async function claim(input: AttemptInput): Promise<AttemptOutcome | Claimed> {
       );
       return { outcome: 'cancelled', reason };
     }
+    // Before taking a slot: a secret that does not open stops here, nothing sent (WebhookSecretUnavailableError).
+    const secrets = openSigningSecrets({ id: d.webhook_id, secret: d.secret, secret_sealed: d.secret_sealed, previous_secret_sealed: d.previous_secret_sealed });
     const existing = await c.query<{ succeeded: boolean | null }>('SELECT succeeded FROM webhook_delivery_attempts WHERE delivery_id = $1 AND attempt_no = $2', [
       d.id,
       input.attempt,
@@ -83,7 +88,7 @@ async function claim(input: AttemptInput): Promise<AttemptOutcome | Claimed> {
       await c.query('UPDATE webhook_deliveries SET attempt_count = $2, updated_at = now() WHERE id = $1', [d.id, input.attempt]);
     }
     // An attempt row without a result is one whose sender died mid-request: send again (at-least-once).
-    return { delivery: d, url: d.url, secret: d.secret, userId: d.user_id, environment: d.environment };
+    return { delivery: d, url: d.url, secrets, userId: d.user_id, environment: d.environment };
   });
 }
 
@@ -93,14 +98,29 @@ async function claim(input: AttemptInput): Promise<AttemptOutcome | Claimed> {
  * infrastructure errors, which Temporal retries).
  */
 export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-  const claimed = await claim(input);
+  let claimed: AttemptOutcome | Claimed;
+  try {
+    claimed = await claim(input);
+  } catch (err) {
+    // A platform fault, not the endpoint's: no attempt is used up and the endpoint keeps its failure
+    // count. The activity fails (Temporal retries it, with the error in the worker log and the
+    // workflow's pending activity) and the delivery shows the reason until a master key or the
+    // sealed value is restored.
+    if (err instanceof WebhookSecretUnavailableError) {
+      await getPool().query(`UPDATE webhook_deliveries SET last_error = $2, updated_at = now() WHERE id = $1 AND status IN ('pending', 'retrying')`, [
+        input.deliveryId,
+        err.message.slice(0, 500),
+      ]);
+    }
+    throw err;
+  }
   if ('outcome' in claimed) return claimed;
   const { delivery: d } = claimed;
   const timestamp = Math.floor(Date.now() / 1000);
   const response = await senderFor(claimed.environment).send({
     url: claimed.url,
     body: d.payload,
-    headers: deliveryHeaders({ secret: claimed.secret, body: d.payload, eventId: d.event_id, eventType: d.event_type, deliveryId: d.id, timestamp }),
+    headers: deliveryHeaders({ secrets: claimed.secrets, body: d.payload, eventId: d.event_id, eventType: d.event_type, deliveryId: d.id, timestamp }),
   });
   const last = input.nextRetryAt === null;
   return withTransaction(async (c) => {

@@ -5,6 +5,7 @@ import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId, randomToken } from '../platform/ids';
 import { webhookConfig } from './config';
+import { sealWebhookSecret } from './secrets';
 import { assertSafeWebhookUrl } from './url-safety';
 
 export interface Owner {
@@ -24,6 +25,8 @@ export interface Webhook {
   disabledAt: Date | null;
   disabledReason: string | null;
   secretRotatedAt: Date | null;
+  /** Until when the secret replaced by the last rotation still signs deliveries (null: no grace running). */
+  previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -35,7 +38,11 @@ interface WebhookRow {
   url: string;
   events: string[];
   description: string | null;
-  secret: string;
+  /** Secrets are sealed (domain/webhooks/secrets.ts); `secret` is only set on rows from before sealing. */
+  secret: string | null;
+  secret_sealed: string | null;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
   active: boolean;
   consecutive_failures: number;
   disabled_at: Date | null;
@@ -58,6 +65,8 @@ function toWebhook(r: WebhookRow): Webhook {
     disabledAt: r.disabled_at,
     disabledReason: r.disabled_reason,
     secretRotatedAt: r.secret_rotated_at,
+    // An expired grace is no grace: the old secret no longer signs anything.
+    previousSecretExpiresAt: r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > Date.now() ? r.previous_secret_expires_at : null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -81,6 +90,7 @@ export function toPublicWebhook(w: Webhook, secret?: string) {
     disabled_at: w.disabledAt?.toISOString() ?? null,
     disabled_reason: w.disabledReason,
     secret_rotated_at: w.secretRotatedAt?.toISOString() ?? null,
+    previous_secret_expires_at: w.previousSecretExpiresAt?.toISOString() ?? null,
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
     ...(secret !== undefined ? { secret } : {}),
@@ -135,10 +145,12 @@ export async function createWebhook(owner: Owner, input: WebhookInput): Promise<
     ]);
     const max = webhookConfig().maxPerUser;
     if (n[0].n >= max) throw new DomainError('WEBHOOK_LIMIT_REACHED', `at most ${max} webhooks per user and environment`);
+    const id = newId('webhook');
+    // Stored sealed only (never the readable secret).
     const { rows } = await c.query<WebhookRow>(
-      `INSERT INTO webhooks (id, user_id, environment, url, events, description, secret, active)
+      `INSERT INTO webhooks (id, user_id, environment, url, events, description, secret_sealed, active)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [newId('webhook'), owner.userId, owner.environment, url, events, input.description ?? null, secret, input.active ?? true],
+      [id, owner.userId, owner.environment, url, events, input.description ?? null, sealWebhookSecret(id, secret), input.active ?? true],
     );
     return { webhook: toWebhook(rows[0]), secret };
   });
@@ -208,15 +220,38 @@ export async function deleteWebhook(owner: Owner, id: string): Promise<Webhook |
   return rows[0] ? toWebhook(rows[0]) : null;
 }
 
-/** A new secret takes effect for every attempt from now on (including retries of older events). */
-export async function rotateWebhookSecret(owner: Owner, id: string): Promise<{ webhook: Webhook; secret: string } | null> {
+/**
+ * A new secret signs every attempt from now on (including retries of older events). The replaced
+ * one keeps signing beside it (two signatures per header) for `graceHours`: at most
+ * WEBHOOK_SECRET_ROTATION_GRACE_HOURS (the default), 0 for none. Only one replaced secret is kept:
+ * rotating again during a grace ends the older secret's at once.
+ */
+export async function rotateWebhookSecret(owner: Owner, id: string, opts: { graceHours?: number } = {}): Promise<{ webhook: Webhook; secret: string } | null> {
+  const maxGrace = webhookConfig().rotationGraceHours;
+  const graceHours = opts.graceHours ?? maxGrace;
+  if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > maxGrace) {
+    throw new DomainError('INVALID_GRACE_PERIOD', `grace_hours must be an integer from 0 to ${maxGrace} (WEBHOOK_SECRET_ROTATION_GRACE_HOURS)`, '/grace_hours');
+  }
   const secret = generateSecret();
-  const { rows } = await getPool().query<WebhookRow>(
-    `UPDATE webhooks SET secret = $4, secret_rotated_at = now(), updated_at = now()
-     WHERE id = $1 AND user_id = $2 AND environment = $3 RETURNING *`,
-    [id, owner.userId, owner.environment, secret],
-  );
-  return rows[0] ? { webhook: toWebhook(rows[0]), secret } : null;
+  return withTransaction(async (c) => {
+    const { rows: found } = await c.query<WebhookRow>('SELECT * FROM webhooks WHERE id = $1 AND user_id = $2 AND environment = $3 FOR UPDATE', [
+      id,
+      owner.userId,
+      owner.environment,
+    ]);
+    const row = found[0];
+    if (!row) return null;
+    // The replaced secret, sealed (a row from before sealing holds it readable).
+    const previous = graceHours === 0 ? null : row.secret !== null ? sealWebhookSecret(id, row.secret) : row.secret_sealed;
+    const { rows } = await c.query<WebhookRow>(
+      `UPDATE webhooks SET secret = NULL, secret_sealed = $2, previous_secret_sealed = $3,
+         previous_secret_expires_at = CASE WHEN $3::text IS NULL THEN NULL ELSE now() + make_interval(hours => $4) END,
+         secret_rotated_at = now(), updated_at = now()
+       WHERE id = $1 RETURNING *`,
+      [id, sealWebhookSecret(id, secret), previous, graceHours],
+    );
+    return { webhook: toWebhook(rows[0]), secret };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

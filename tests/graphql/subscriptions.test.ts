@@ -8,6 +8,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { getPool } from '../../domain/db/pool';
 import { startEventDispatcher, type EventDispatcher } from '../../domain/events/dispatcher';
 import { closeLiveFeed } from '../../domain/events/live-feed';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
@@ -107,6 +108,27 @@ describe('transactionCreated', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(s.events).toEqual([]);
     expect(JSON.stringify(s.errors)).toContain('NOT_FOUND');
+  });
+});
+
+describe('across processes', () => {
+  it('the dispatcher publishes each batch with NOTIFY after its commit: any other connection (another API process) hears the event ids', async () => {
+    const { default: pg } = await import('pg');
+    const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => n.channel === 'platform_events' && heard.push(...(JSON.parse(n.payload ?? '[]') as string[])));
+    await listener.query('LISTEN platform_events');
+    try {
+      const d = await gqlOk(t, 'mutation($a: ID!) { deposit(accountId: $a, amount: "4.00", assetCode: "USD") { transaction { id } } }', { a: other });
+      const { rows } = await getPool().query<{ id: string }>(`SELECT id FROM outbox_events WHERE type = 'transaction.created' AND data->>'id' = $1`, [d.deposit.transaction.id]);
+      await until(() => heard.includes(rows[0].id));
+      // Published (and only then notified): the row is marked in the same transaction as the NOTIFY.
+      const published = await getPool().query(`SELECT published_at FROM outbox_events WHERE id = $1`, [rows[0].id]);
+      expect(published.rows[0].published_at).not.toBeNull();
+    } finally {
+      await listener.end();
+    }
   });
 });
 

@@ -4,6 +4,9 @@ import { inject } from 'vitest';
 import { closePool } from '../../domain/db/pool';
 import { closePrisma } from '../../domain/db/prisma';
 
+/** The test run's master key (id test-1, 32 bytes): SECRETS_MASTER_KEYS unless a test sets its own. */
+export const TEST_MASTER_KEYS = `test-1:${Buffer.alloc(32, 7).toString('base64')}`;
+
 export function urlFor(name: string): string {
   const u = new URL(inject('adminDatabaseUrl'));
   u.pathname = `/${name}`;
@@ -25,6 +28,8 @@ export async function useTestDatabase(): Promise<string> {
   }
   await closePrisma();
   await closePool();
+  // A fixed master key for secrets at rest (domain/platform/secret-box.ts), so no test writes a generated one under .data.
+  process.env.SECRETS_MASTER_KEYS ??= TEST_MASTER_KEYS;
   process.env.DATABASE_URL = urlFor(name);
   return process.env.DATABASE_URL;
 }

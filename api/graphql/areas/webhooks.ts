@@ -11,7 +11,7 @@ import { listOwnWebhookDeliveries, replayDelivery } from '../../../domain/webhoo
 import { notFound } from '../../errors';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
-import { createBody, updateBody } from '../../routes/webhooks/schemas';
+import { createBody, rotateBody, updateBody } from '../../routes/webhooks/schemas';
 import { restBody } from '../rest';
 import type { GraphQLArea } from './types';
 
@@ -44,6 +44,8 @@ const typeDefs = /* GraphQL */ `
     disabledAt: DateTime
     disabledReason: String
     secretRotatedAt: DateTime
+    "Until when the secret replaced by the last rotation still signs deliveries beside the current one (null: no grace period running)."
+    previousSecretExpiresAt: DateTime
     createdAt: DateTime!
     updatedAt: DateTime!
     "The signing secret: only in the results of createWebhook and rotateWebhookSecret."
@@ -126,8 +128,8 @@ const typeDefs = /* GraphQL */ `
     updateWebhook(id: ID!, input: UpdateWebhookInput!): Webhook!
     "Deletes an endpoint and its delivery history."
     deleteWebhook(id: ID!): Webhook!
-    "Replaces the signing secret; the new one is in secret, shown only here."
-    rotateWebhookSecret(id: ID!): Webhook!
+    "Replaces the signing secret; the new one is in secret, shown only here. The replaced one keeps signing beside it (two signatures per header) for graceHours: default and at most WEBHOOK_SECRET_ROTATION_GRACE_HOURS (24), 0 for none."
+    rotateWebhookSecret(id: ID!, graceHours: Int): Webhook!
     "Sends a delivered (or failed) event again as a new delivery (same body and event id)."
     replayWebhookDelivery(webhookId: ID!, deliveryId: ID!): WebhookDelivery!
   }
@@ -179,8 +181,11 @@ export const webhooksArea = (): GraphQLArea => ({
       updateWebhook: async (_: unknown, { id, input }: { id: string; input: WebhookFields }, ctx: GqlContext) =>
         found(await updateWebhook(owner((await as(ctx, { permission: 'write', tag: TAG })).principal), id, restBody(updateBody, input))),
       deleteWebhook: async (_: unknown, args: { id: string }, ctx: GqlContext) => found(await deleteWebhook(owner((await as(ctx, { permission: 'delete', tag: TAG })).principal), args.id)),
-      rotateWebhookSecret: async (_: unknown, args: { id: string }, ctx: GqlContext) => {
-        const r = found(await rotateWebhookSecret(owner((await as(ctx, { permission: 'write', tag: TAG })).principal), args.id));
+      rotateWebhookSecret: async (_: unknown, args: { id: string; graceHours?: number | null }, ctx: GqlContext) => {
+        const c = await as(ctx, { permission: 'write', tag: TAG });
+        // The REST body's check (grace_hours bounds), null or absent meaning the default.
+        const body = restBody<{ grace_hours?: number }>(rotateBody, args.graceHours === null || args.graceHours === undefined ? {} : { grace_hours: args.graceHours });
+        const r = found(await rotateWebhookSecret(owner(c.principal), args.id, { graceHours: body.grace_hours }));
         return { ...r.webhook, secret: r.secret };
       },
       replayWebhookDelivery: async (_: unknown, args: { webhookId: string; deliveryId: string }, ctx: GqlContext) => {

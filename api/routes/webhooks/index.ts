@@ -8,7 +8,7 @@ import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
 import { presentNewDelivery, presentWebhook } from './presenters';
-import { createBody, deliveriesQuery, deliverySchema, emptyBody, eventTypeSchema, idParams, pageQuery, replayParams, TAGS, updateBody, webhookSchema } from './schemas';
+import { createBody, deliveriesQuery, deliverySchema, emptyBody, eventTypeSchema, idParams, pageQuery, replayParams, rotateBody, TAGS, updateBody, webhookSchema } from './schemas';
 
 const owner = (p: Principal) => ({ userId: p.userId, environment: p.environment });
 
@@ -34,7 +34,8 @@ export default async function webhookRoutes(app: FastifyInstance) {
         summary: 'Register a webhook endpoint',
         description:
           "Deliveries are POSTed with JSON {id, event_type, created_at, data}, signed with the secret (X-Webhook-Signature: hex HMAC-SHA256 of the body; " +
-          'X-Webhook-Signature-V2: t=<unix>,v1=<HMAC of "<t>.<body>">). The secret is generated (whsec_...) when not given and is shown only in this answer. ' +
+          'X-Webhook-Signature-V2: t=<unix>,v1=<HMAC of "<t>.<body>">; refuse a t older than 5 minutes). The secret is generated (whsec_...) when not given, ' +
+          'is shown only in this answer and is stored encrypted (AES-256-GCM). ' +
           "The webhook belongs to the key's environment. Unknown event names, non-https URLs and URLs resolving to private addresses are 422.",
         body: createBody,
         response: { 201: envelope(webhookSchema), ...errorResponses },
@@ -110,20 +111,24 @@ export default async function webhookRoutes(app: FastifyInstance) {
     },
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post<{ Params: { id: string }; Body: { grace_hours?: number } | null }>(
     '/api/v2/webhooks/:id/rotate-secret',
     {
       schema: {
         tags: TAGS,
         summary: 'Replace the signing secret',
-        description: 'The new secret (shown only in this answer) signs every attempt from now on, including retries of earlier events.',
+        description:
+          'The new secret (shown only in this answer) signs every attempt from now on, including retries of earlier events. ' +
+          'The replaced secret keeps signing beside it until previous_secret_expires_at (grace_hours, default WEBHOOK_SECRET_ROTATION_GRACE_HOURS, 24): ' +
+          'meanwhile each signature header carries two values, the new secret\'s first (X-Webhook-Signature: "<hex>,<hex>"; X-Webhook-Signature-V2: "t=<unix>,v1=<hex>,v1=<hex>"). ' +
+          'Rotating again during a grace period ends the older secret at once. A grace_hours above the setting is 422 INVALID_GRACE_PERIOD.',
         params: idParams,
-        body: emptyBody,
+        body: rotateBody,
         response: { 201: envelope(webhookSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const r = await rotateWebhookSecret(owner(principalOf(request)), request.params.id);
+      const r = await rotateWebhookSecret(owner(principalOf(request)), request.params.id, { graceHours: request.body?.grace_hours });
       if (!r) throw notFound('Webhook');
       return reply.code(201).send({ data: presentWebhook(r.webhook, r.secret) });
     },

@@ -19,6 +19,7 @@ export const webhookSchema = {
     disabled_at: nullableTime,
     disabled_reason: { type: ['string', 'null'] },
     secret_rotated_at: nullableTime,
+    previous_secret_expires_at: { ...nullableTime, description: 'Until when the secret replaced by the last rotation still signs deliveries beside the current one; null when no grace period is running' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
     secret: { type: 'string', description: 'Signing secret: only in the answers of create and rotate-secret' },
@@ -105,6 +106,22 @@ export const updateBody = {
 };
 
 export const emptyBody = { type: ['object', 'null'], additionalProperties: false, properties: {} };
+
+/** rotate-secret: no body as before, or the grace period of the replaced secret. */
+export const rotateBody = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: {
+    grace_hours: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 8760,
+      description:
+        'Hours the replaced secret keeps signing deliveries beside the new one (both signatures in each header). ' +
+        'Default and upper bound: the WEBHOOK_SECRET_ROTATION_GRACE_HOURS setting (24); 0 ends the old secret at once.',
+    },
+  },
+};
 
 export const deliveriesQuery = {
   type: 'object',
