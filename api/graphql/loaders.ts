@@ -5,13 +5,16 @@
  * never reach another user's record.
  */
 import DataLoader from 'dataloader';
-import { accountsByIds, type Account } from '../../domain/accounts';
+import { accountsByIds, type Account, type AccountBalances } from '../../domain/accounts';
+import { getOwnBalances } from '../../domain/accounts/own';
 import { getAsset, type Asset } from '../../domain/assets';
 import type { Principal } from '../../domain/auth/principal';
 
 export interface Loaders {
   account: DataLoader<string, Account | null>;
   asset: DataLoader<string, Asset | null>;
+  /** An account's balances and USD summary, read once per request however many fields need them. */
+  balances: DataLoader<string, AccountBalances>;
 }
 
 export function createLoaders(principal: Principal | null): Loaders {
@@ -23,5 +26,7 @@ export function createLoaders(principal: Principal | null): Loaders {
     }),
     // Assets are cached per process (domain/assets): a batch costs no query once warm.
     asset: new DataLoader(async (codes) => Promise.all(codes.map((c) => getAsset(c)))),
+    // Ownership is checked by getOwnBalances itself (another user's account: NOT_FOUND).
+    balances: new DataLoader(async (ids) => Promise.all(ids.map((id) => (principal ? getOwnBalances(principal, id) : Promise.reject(new Error('no principal'))).catch((e: Error) => e)))),
   };
 }

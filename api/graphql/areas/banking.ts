@@ -4,7 +4,7 @@
  * transactions, transfers), with the same rules through `as(ctx, …)`.
  */
 import { closeAccount, createAccount, freezeAccount, listAccounts, unfreezeAccount, type Account } from '../../../domain/accounts';
-import { getOwnAccount, getOwnBalances, listOwnAccountTransactions, listOwnAccountTransfers } from '../../../domain/accounts/own';
+import { getOwnAccount, listOwnAccountTransactions, listOwnAccountTransfers } from '../../../domain/accounts/own';
 import { updateOwnAccount } from '../../../domain/accounts/update';
 import { moveCash } from '../../../domain/cash';
 import { listTransactions, type Transaction, type TransactionStatus, type TransactionType } from '../../../domain/ledger/transactions';
@@ -239,8 +239,14 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
         closeAccount: (_: unknown, args: StatusArgs, ctx: GqlContext) => accountStatus(closeAccount, args, ctx),
       },
       Account: {
-        balances: async (a: Account, _: unknown, ctx: GqlContext) => (await getOwnBalances((await as(ctx)).principal, a.id)).balances,
-        totalUsdEquivalent: async (a: Account, _: unknown, ctx: GqlContext) => (await getOwnBalances((await as(ctx)).principal, a.id)).summary.total_usd_equivalent,
+        balances: async (a: Account, _: unknown, ctx: GqlContext) => {
+          await as(ctx);
+          return (await ctx.loaders.balances.load(a.id)).balances;
+        },
+        totalUsdEquivalent: async (a: Account, _: unknown, ctx: GqlContext) => {
+          await as(ctx);
+          return (await ctx.loaders.balances.load(a.id)).summary.total_usd_equivalent;
+        },
         transactions: async (a: Account, args: TxArgs, ctx: GqlContext) => {
           const p = pageOf(args);
           const { items, total } = await listOwnAccountTransactions((await as(ctx)).principal, a.id, {
