@@ -9,7 +9,7 @@ import { DecimalMoney as D } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { positionHealth, warningThreshold, type LendingBalance, type PositionHealth } from './lending-health';
-import { accrueMarket, marketRates, marketsById, type LendingMarket } from './lending-markets';
+import { accrueMarket, listMarkets, marketRates, marketsById, type LendingMarket } from './lending-markets';
 
 export interface LendingPosition {
   id: string;
@@ -135,11 +135,23 @@ export interface LendingPositionView extends LendingPosition {
 }
 
 /** The position valued with its markets accrued to `asOf` (markets given, or read without a lock). */
-export async function viewPosition(p: LendingPosition, c: Queryable, asOf: Date, markets?: Map<string, LendingMarket>): Promise<LendingPositionView> {
+/**
+ * The position valued with its markets accrued to `asOf`. Markets and USD rates are read here unless
+ * given (a list reads them once for all its positions; an operation passes the markets it locked).
+ */
+export async function viewPosition(
+  p: LendingPosition,
+  c: Queryable,
+  asOf: Date,
+  markets?: Map<string, LendingMarket>,
+  usdRates?: Map<string, string>,
+): Promise<LendingPositionView> {
   const balances = await positionBalances(c, p.id);
-  const ms = markets ?? (await marketsById(c, p.environment, balances.map((b) => b.marketId)));
+  const ids = balances.map((b) => b.marketId);
+  // Only the position's own markets are accrued (a list hands over the whole environment's).
+  const ms = markets ? new Map(ids.filter((id) => markets.has(id)).map((id) => [id, markets.get(id)!])) : await marketsById(c, p.environment, ids);
   const accrued = new Map([...ms].map(([id, m]) => [id, accrueMarket(m, asOf)]));
-  const health = positionHealth(balances, accrued, await latestRates(c));
+  const health = positionHealth(balances, accrued, usdRates ?? (await latestRates(c)));
   const rates = new Map([...accrued].map(([id, m]) => {
     const r = marketRates(m);
     return [id, { supplyRate: r.supplyRate.toFixed(), borrowRate: r.borrowRate.toFixed() }];
@@ -160,7 +172,12 @@ export async function listLendingPositions(userId: string, environment: Environm
     `SELECT ${COLUMNS} FROM defi_lending_positions WHERE user_id = $1 AND environment = $2 AND ($3 OR status = 'open') ORDER BY created_at DESC, id DESC LIMIT $4`,
     [userId, environment, opts.all ?? false, opts.limit ?? 100],
   );
+  if (rows.length === 0) return [];
+  // One read of the environment's markets and of the rates for the whole list (not per position).
+  const markets = new Map((await listMarkets(environment, {}, c)).map((m) => [m.id, m]));
+  const usdRates = await latestRates(c);
+  const now = new Date();
   const out: LendingPositionView[] = [];
-  for (const r of rows) out.push(await viewPosition(toPosition(r), c, new Date()));
+  for (const r of rows) out.push(await viewPosition(toPosition(r), c, now, markets, usdRates));
   return out;
 }
