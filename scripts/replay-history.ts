@@ -1,24 +1,34 @@
-// Replays workflow histories (JSON as written by `temporal workflow show --output json` or the
-// UI's download) against the current workflow code: exits non-zero on any non-determinism.
-// Usage: npm run replay -- <history.json> [...]
-import { readFileSync } from 'node:fs';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+// Replays workflow histories (JSON as written by `temporal workflow show --output json`, the UI's
+// download, or RECORD_HISTORIES=1 test runs) against the current workflow code: exits non-zero on
+// any non-determinism. A directory argument stands for every .json file in it.
+// Usage: npm run replay -- <history.json|dir> [...]; npm run replay:all (tests/replay/histories)
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { WORKFLOWS_PATH } from '../worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-const files = process.argv.slice(2);
+const files = process.argv
+  .slice(2)
+  .flatMap((arg) => (statSync(arg).isDirectory() ? readdirSync(arg).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(arg, f)) : [arg]));
 if (files.length === 0) {
-  console.error('usage: replay-history <history.json> [...]');
+  console.error('usage: replay-history <history.json|dir> [...]');
   process.exit(2);
 }
+// Bundled once: one replay worker goes through every history in turn.
+const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+const histories = files.map((file) => {
+  const history = JSON.parse(readFileSync(file, 'utf8')) as { workflowId?: string };
+  // Fixtures recorded by the tests carry their workflow id; histories do not otherwise.
+  return { history, workflowId: history.workflowId ?? path.basename(file) };
+});
 let failed = 0;
-for (const file of files) {
-  try {
-    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, replayName: file }, JSON.parse(readFileSync(file, 'utf8')));
-    console.log(`ok   ${file}`);
-  } catch (err) {
+let i = 0;
+for await (const result of Worker.runReplayHistories({ workflowBundle: { code }, replayName: 'replay-history' }, histories)) {
+  const file = files[i++];
+  if (result.error) {
     failed++;
-    console.log(`FAIL ${file}: ${(err as Error).message}`);
-  }
+    console.log(`FAIL ${file}: ${result.error.name}: ${result.error.message}`);
+  } else console.log(`ok   ${file}`);
 }
 process.exit(failed ? 1 : 0);

@@ -88,7 +88,7 @@ describe('worker crash', () => {
 });
 
 describe('replay', () => {
-  const fixture = path.join(REPO_ROOT, 'tests/transfers/histories/transfer-review-approved.json');
+  const fixture = path.join(REPO_ROOT, 'tests/replay/histories/transferWorkflow-review-approved.json');
 
   it('the workflow code replays the histories it records (happy, review and compensation paths)', async () => {
     const w = await startTestWorker();
