@@ -1,13 +1,19 @@
 import type { Client } from '@temporalio/client';
-import { getPool, withTransaction } from '../db/pool';
+import type { PoolClient } from 'pg';
+import { getPool } from '../db/pool';
 import { newId } from '../platform/ids';
 import { EVENT_CATALOG } from './catalog';
-import { notifyStatements } from './live-feed';
 import { startDeliveryWorkflows, type StartTarget } from '../webhooks/workflow';
 import { projectNotifications } from '../mobile/notifications';
 import { sendPushes } from '../mobile/push';
+import { consumeAll, startConsumer, type ConsumerSpec, type RunningConsumer, type StreamEvent } from './consumer';
+import { relayAll, relayOnce } from './relay';
+import { dashboardProjector } from './projector';
 
-export const DISPATCHER_NAME = 'outbox-dispatcher';
+/** The outbox relay's heartbeat row in event_consumers (it is not a stream consumer). */
+export const DISPATCHER_NAME = 'outbox-relay';
+/** The durable stream consumer that turns events into webhook deliveries and notifications. */
+export const WEBHOOK_CONSUMER = 'webhook-dispatcher';
 
 export interface DispatchOptions {
   batchSize?: number;
@@ -19,19 +25,11 @@ export interface DispatchOptions {
 }
 
 export interface DispatchResult {
+  /** Outbox events published to the stream. */
   events: number;
   deliveries: number;
   /** Deliveries whose workflow start had failed earlier and was retried now. */
   restarted: number;
-}
-
-interface EventRow {
-  id: string;
-  type: string;
-  environment: string;
-  user_id: string | null;
-  data: Record<string, unknown>;
-  occurred_at: Date;
 }
 
 interface Match {
@@ -45,98 +43,118 @@ interface Match {
 const ENVIRONMENT_WIDE: ReadonlySet<string> = new Set(EVENT_CATALOG.filter((e) => e.environmentWide).map((e) => e.type));
 
 /** The exact body every attempt of a delivery sends (and signs). */
-export function deliveryBody(e: EventRow): string {
+export function deliveryBody(e: Pick<StreamEvent, 'id' | 'type' | 'occurred_at' | 'data'>): string {
   return JSON.stringify({ id: e.id, event_type: e.type, created_at: e.occurred_at.toISOString(), data: e.data });
 }
 
+interface Dispatched {
+  targets: StartTarget[];
+  notifications: string[];
+}
+
 /**
- * One batch of the transactional outbox: takes the oldest unpublished events (FOR UPDATE SKIP
- * LOCKED, so several dispatchers can run side by side), creates a delivery for every active
- * webhook of the event's user and environment that subscribes to its type (or '*'), or of anyone
- * in the environment for an environment-wide event (a governance proposal), and marks the
- * events published — all in one transaction. Then starts one delivery workflow per delivery.
- * A crash between the commit and the starts is repaired by the sweep at the start of the next
- * call (deliveries older than 30 s without workflow_started_at).
+ * Creates a delivery for every active webhook of the event's user and environment that subscribes
+ * to its type (or '*'), or of anyone in the environment for an environment-wide event (a
+ * governance proposal), and the customers' notifications — in the consumer's transaction.
  */
-export async function dispatchOnce(opts: DispatchOptions = {}): Promise<DispatchResult> {
-  const batchSize = opts.batchSize ?? 200;
+async function dispatchEvents(c: PoolClient, events: StreamEvent[]): Promise<Dispatched> {
+  const users = [...new Set(events.map((e) => e.user_id).filter((u): u is string => u !== null))];
+  const wideEnvs = [...new Set(events.filter((e) => !e.user_id && ENVIRONMENT_WIDE.has(e.type)).map((e) => e.environment))];
+  const { rows: hooks } = users.length || wideEnvs.length
+    ? await c.query<Match>(
+        `SELECT id AS webhook_id, user_id, environment, events FROM webhooks
+          WHERE active AND (user_id = ANY($1::text[]) OR environment = ANY($2::text[]))`,
+        [users, wideEnvs],
+      )
+    : { rows: [] as Match[] };
+  const ids: string[] = [];
+  const webhookIds: string[] = [];
+  const eventIds: string[] = [];
+  const types: string[] = [];
+  const payloads: string[] = [];
+  const occurred: Date[] = [];
+  const targets: StartTarget[] = [];
+  for (const e of events) {
+    const wide = !e.user_id && ENVIRONMENT_WIDE.has(e.type);
+    if (!e.user_id && !wide) continue;
+    const body = deliveryBody(e);
+    for (const h of hooks) {
+      if ((!wide && h.user_id !== e.user_id) || h.environment !== e.environment) continue;
+      if (!(h.events.includes('*') || h.events.includes(e.type))) continue;
+      const id = newId('whdel');
+      ids.push(id);
+      webhookIds.push(h.webhook_id);
+      eventIds.push(e.id);
+      types.push(e.type);
+      payloads.push(body);
+      occurred.push(e.occurred_at);
+      targets.push({ deliveryId: id, userId: h.user_id, environment: h.environment });
+    }
+  }
+  let created = targets;
+  if (ids.length > 0) {
+    // ON CONFLICT: one delivery per endpoint and event, whatever reaches this twice.
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, workflow_id, event_occurred_at)
+       SELECT u.id, u.webhook_id, u.event_id, u.event_type, u.payload, 'webhook-delivery-' || u.id, u.occurred_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+            AS u(id, webhook_id, event_id, event_type, payload, occurred_at)
+       ON CONFLICT (webhook_id, event_id) WHERE replay_of IS NULL DO NOTHING
+       RETURNING id`,
+      [ids, webhookIds, eventIds, types, payloads, occurred],
+    );
+    const inserted = new Set(rows.map((r) => r.id));
+    created = targets.filter((t) => inserted.has(t.deliveryId));
+  }
+  // The customers' notifications of these events (domain/mobile/notifications.ts).
+  const notifications = await projectNotifications(c, events);
+  return { targets: created, notifications };
+}
+
+/** The webhook dispatcher as a stream consumer; its delivery workflows start after its commit. */
+export function webhookDispatcher(opts: DispatchOptions = {}, counter?: { deliveries: number }): ConsumerSpec<Dispatched> {
+  return {
+    name: WEBHOOK_CONSUMER,
+    description: 'Webhook deliveries and customer notifications (domain/events/dispatcher.ts)',
+    handle: dispatchEvents,
+    async afterCommit(r) {
+      if (counter) counter.deliveries += r.targets.length;
+      // Pushes are best effort: a failure leaves the notification in the feed, and is not retried.
+      await sendPushes(r.notifications).catch(() => 0);
+      // A start that fails here is repaired by the sweep (restartStaleDeliveries).
+      await startDeliveryWorkflows(r.targets, { client: opts.client, taskQueue: opts.taskQueue, searchAttributes: opts.searchAttributes });
+    },
+  };
+}
+
+/**
+ * Deliveries committed more than 30 s ago whose workflow never started (a dispatcher that died
+ * between its commit and the starts): started now. Starting is idempotent by workflow id.
+ */
+export async function restartStaleDeliveries(opts: DispatchOptions = {}): Promise<number> {
   const sweep = await getPool().query<{ id: string; user_id: string; environment: string }>(
     `SELECT d.id, w.user_id, w.environment FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
      WHERE d.status = 'pending' AND d.workflow_started_at IS NULL AND d.created_at < now() - interval '30 seconds'
      ORDER BY d.created_at LIMIT $1`,
-    [batchSize],
+    [opts.batchSize ?? 200],
   );
   const stale: StartTarget[] = sweep.rows.map((r) => ({ deliveryId: r.id, userId: r.user_id, environment: r.environment }));
+  await startDeliveryWorkflows(stale, { client: opts.client, taskQueue: opts.taskQueue, searchAttributes: opts.searchAttributes });
+  return stale.length;
+}
 
-  const { events, targets, notifications } = await withTransaction(async (c) => {
-    const { rows: events } = await c.query<EventRow>(
-      `SELECT id, type, environment, user_id, data, occurred_at FROM outbox_events
-       WHERE published_at IS NULL ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [batchSize],
-    );
-    if (events.length === 0) return { events, targets: [] as StartTarget[], notifications: [] as string[] };
-    const users = [...new Set(events.map((e) => e.user_id).filter((u): u is string => u !== null))];
-    const wideEnvs = [...new Set(events.filter((e) => !e.user_id && ENVIRONMENT_WIDE.has(e.type)).map((e) => e.environment))];
-    const { rows: hooks } = users.length || wideEnvs.length
-      ? await c.query<Match>(
-          `SELECT id AS webhook_id, user_id, environment, events FROM webhooks
-            WHERE active AND (user_id = ANY($1::text[]) OR environment = ANY($2::text[]))`,
-          [users, wideEnvs],
-        )
-      : { rows: [] as Match[] };
-    const ids: string[] = [];
-    const webhookIds: string[] = [];
-    const eventIds: string[] = [];
-    const types: string[] = [];
-    const payloads: string[] = [];
-    const occurred: Date[] = [];
-    const targets: StartTarget[] = [];
-    for (const e of events) {
-      const wide = !e.user_id && ENVIRONMENT_WIDE.has(e.type);
-      if (!e.user_id && !wide) continue;
-      const body = deliveryBody(e);
-      for (const h of hooks) {
-        if ((!wide && h.user_id !== e.user_id) || h.environment !== e.environment) continue;
-        if (!(h.events.includes('*') || h.events.includes(e.type))) continue;
-        const id = newId('whdel');
-        ids.push(id);
-        webhookIds.push(h.webhook_id);
-        eventIds.push(e.id);
-        types.push(e.type);
-        payloads.push(body);
-        occurred.push(e.occurred_at);
-        targets.push({ deliveryId: id, userId: h.user_id, environment: h.environment });
-      }
-    }
-    let created = targets;
-    if (ids.length > 0) {
-      // ON CONFLICT: an event published twice (a dispatcher that died after the insert) gets one delivery per endpoint.
-      const { rows } = await c.query<{ id: string }>(
-        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, workflow_id, event_occurred_at)
-         SELECT u.id, u.webhook_id, u.event_id, u.event_type, u.payload, 'webhook-delivery-' || u.id, u.occurred_at
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
-              AS u(id, webhook_id, event_id, event_type, payload, occurred_at)
-         ON CONFLICT (webhook_id, event_id) WHERE replay_of IS NULL DO NOTHING
-         RETURNING id`,
-        [ids, webhookIds, eventIds, types, payloads, occurred],
-      );
-      const inserted = new Set(rows.map((r) => r.id));
-      created = targets.filter((t) => inserted.has(t.deliveryId));
-    }
-    // The customers' notifications of these events (domain/mobile/notifications.ts), once each.
-    const notifications = await projectNotifications(c, events);
-    await c.query(`UPDATE outbox_events SET published_at = clock_timestamp(), attempts = attempts + 1 WHERE id = ANY($1::text[])`, [
-      events.map((e) => e.id),
-    ]);
-    // The live feed (GraphQL subscriptions, ./live-feed.ts): delivered when this batch commits.
-    for (const n of notifyStatements(events.map((e) => e.id))) await c.query(n.text, n.values);
-    return { events, targets: created, notifications };
-  });
-  // Pushes are best effort: a failure leaves the notification in the feed, and is not retried.
-  await sendPushes(notifications ?? []).catch(() => 0);
-
-  await startDeliveryWorkflows([...stale, ...targets], { client: opts.client, taskQueue: opts.taskQueue, searchAttributes: opts.searchAttributes });
-  return { events: events.length, deliveries: targets.length, restarted: stale.length };
+/**
+ * Everything waiting, at once: the outbox relayed to the stream, then the webhook dispatcher and
+ * the dashboard projector consume what they have pending, then the stale-start sweep. The worker
+ * runs these continuously (startEventDispatcher); tests and scripts call this to settle.
+ */
+export async function dispatchOnce(opts: DispatchOptions = {}): Promise<DispatchResult> {
+  const restarted = await restartStaleDeliveries(opts);
+  const events = await relayAll(opts.batchSize ?? 500);
+  const counter = { deliveries: 0 };
+  await consumeAll(webhookDispatcher(opts, counter));
+  await consumeAll(dashboardProjector);
+  return { events, deliveries: counter.deliveries, restarted };
 }
 
 /** Records a run of the dispatcher for the dashboard (heartbeat, counters, last error). */
@@ -159,7 +177,7 @@ async function recordRun(result: DispatchResult | undefined, error: unknown, int
   );
 }
 
-/** dispatchOnce plus the heartbeat the dashboard reads. */
+/** dispatchOnce plus the relay's heartbeat the dashboard reads. */
 export async function dispatchAndRecord(opts: DispatchOptions = {}, intervalMs = 0): Promise<DispatchResult> {
   try {
     const r = await dispatchOnce(opts);
@@ -176,41 +194,47 @@ export interface EventDispatcher {
 }
 
 /**
- * The dispatcher loop for the worker process: a batch, then immediately another while batches
- * come back full, else a pause of `intervalMs`. Errors (database or Temporal down) are recorded
- * and retried after the pause. stop() waits for the batch in progress.
+ * The event path of a worker process: the outbox relay loop (a batch, then at once another while
+ * batches come back full, else a pause of `intervalMs`; errors are recorded and retried after the
+ * pause), the webhook dispatcher and the dashboard projector as stream consumers, and the
+ * stale-start sweep every 10 s. stop() waits for the batches in progress.
  */
 export function startEventDispatcher(opts: DispatchOptions & { intervalMs?: number } = {}): EventDispatcher {
-  // 100 ms: the live feed's latency (GraphQL subscriptions) is at most about one interval.
-  const intervalMs = opts.intervalMs ?? Number.parseInt(process.env.EVENT_DISPATCH_INTERVAL_MS ?? '100', 10);
-  const batchSize = opts.batchSize ?? 200;
+  // 50 ms: the commit-to-stream latency (webhooks, GraphQL subscriptions) is at most about one interval.
+  const intervalMs = opts.intervalMs ?? Number.parseInt(process.env.EVENT_RELAY_INTERVAL_MS ?? '50', 10);
+  const batchSize = opts.batchSize ?? 500;
   let stopped = false;
   let wake: (() => void) | undefined;
-  const loop = (async () => {
+  const pause = (ms: number) =>
+    new Promise<void>((res) => {
+      const t = setTimeout(res, ms);
+      wake = () => {
+        clearTimeout(t);
+        res();
+      };
+    });
+  const relay = (async () => {
     while (!stopped) {
       let full = false;
       try {
-        const r = await dispatchAndRecord({ ...opts, batchSize }, intervalMs);
-        full = r.events >= batchSize;
-      } catch {
-        // recorded in event_consumers; the next round retries
+        const r = await relayOnce({ batchSize });
+        full = r.published >= batchSize;
+        await recordRun({ events: r.published, deliveries: 0, restarted: 0 }, undefined, intervalMs);
+      } catch (err) {
+        await recordRun(undefined, err, intervalMs).catch(() => undefined);
       }
-      if (!full && !stopped) {
-        await new Promise<void>((res) => {
-          const t = setTimeout(res, intervalMs);
-          wake = () => {
-            clearTimeout(t);
-            res();
-          };
-        });
-      }
+      if (!full && !stopped) await pause(intervalMs);
     }
   })();
+  const consumers: RunningConsumer[] = [startConsumer(webhookDispatcher(opts)), startConsumer(dashboardProjector)];
+  const sweep = setInterval(() => void restartStaleDeliveries(opts).catch(() => 0), 10_000);
+  sweep.unref();
   return {
     async stop() {
       stopped = true;
+      clearInterval(sweep);
       wake?.();
-      await loop;
+      await Promise.all([relay, ...consumers.map((c) => c.stop())]);
     },
   };
 }

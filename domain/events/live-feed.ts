@@ -1,24 +1,20 @@
 /**
- * Live platform events for in-process subscribers (GraphQL subscriptions), fanned out across every
- * API process through PostgreSQL LISTEN/NOTIFY (docs/graphql.md "Subscriptions").
+ * Live platform events for in-process subscribers (GraphQL subscriptions, docs/graphql.md
+ * "Subscriptions"), read from the event stream (./stream.ts).
  *
- * The outbox dispatcher (./dispatcher.ts) claims each event once (FOR UPDATE SKIP LOCKED) and, in
- * the transaction that marks the batch published, notifies the channel with the batch's event ids.
- * PostgreSQL delivers a notification only when that transaction commits, so a subscriber never sees
- * an event before the change it describes (and the dispatcher's own batch) committed, and sees each
- * event once. Only the dispatcher notifies: the money paths' commits never queue on NOTIFY's global
- * commit lock. Each process keeps one LISTEN connection, reads the notified events with one query per
- * batch and hands them to its subscribers. Live only: an event published while a process was not
- * listening is not replayed to it (webhooks and the event API are the durable paths).
+ * Each process has a durable consumer of its own (`live-<host>-<pid>`, acknowledgements off,
+ * delivering new messages only, removed by the broker after 10 minutes without this process), so
+ * every API process sees every event, and a process that lost the broker for a moment resumes
+ * where it stopped. An event reaches subscribers after the relay published it, so after the
+ * change it describes committed. Live only: events before a process subscribed are not replayed
+ * to it (webhooks and the event API are the durable paths).
  */
-import pg from 'pg';
-import { getPool } from '../db/pool';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import type { Environment } from '../platform/environment';
-import { loadConfig } from '../platform/config';
+import { decodeEvent } from './consumer';
+import { eventStream, INSTANCE_ID } from './stream';
 
-export const LIVE_EVENTS_CHANNEL = 'platform_events';
-/** Ids per notification: well under NOTIFY's 8,000-byte payload limit. */
-export const IDS_PER_NOTIFICATION = 100;
+const NANOS_PER_MS = 1_000_000;
 
 export interface LiveEvent {
   id: string;
@@ -29,7 +25,7 @@ export interface LiveEvent {
   aggregateId: string;
   data: Record<string, unknown>;
   occurredAt: Date;
-  /** When this process received the notification (commit-to-subscriber latency is measured from occurredAt). */
+  /** When this process received it (commit-to-subscriber latency is measured from occurredAt). */
   receivedAt: Date;
 }
 
@@ -39,18 +35,9 @@ export interface LiveSubscription {
   push(e: LiveEvent): void;
 }
 
-/** The SQL the dispatcher runs in its batch transaction: one notification per IDS_PER_NOTIFICATION ids. */
-export function notifyStatements(ids: string[]): Array<{ text: string; values: unknown[] }> {
-  const out: Array<{ text: string; values: unknown[] }> = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_NOTIFICATION) {
-    out.push({ text: 'SELECT pg_notify($1, $2)', values: [LIVE_EVENTS_CHANNEL, JSON.stringify(ids.slice(i, i + IDS_PER_NOTIFICATION))] });
-  }
-  return out;
-}
-
 class LiveFeed {
   private subscribers = new Set<LiveSubscription>();
-  private client: pg.Client | null = null;
+  private messages: ConsumerMessages | null = null;
   private connecting: Promise<void> | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
@@ -68,7 +55,7 @@ class LiveFeed {
   }
 
   private ensureListening(): Promise<void> {
-    if (this.client) return Promise.resolve();
+    if (this.messages) return Promise.resolve();
     if (!this.connecting) {
       this.closed = false;
       this.connecting = this.connect().finally(() => {
@@ -79,21 +66,31 @@ class LiveFeed {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: loadConfig().databaseUrl, application_name: 'live-events' });
-    client.on('notification', (n) => {
-      if (n.channel === LIVE_EVENTS_CHANNEL && n.payload) void this.deliver(n.payload, new Date());
+    const h = await eventStream();
+    const name = `live-${INSTANCE_ID}`;
+    await h.jsm.consumers.add(h.settings.stream, {
+      durable_name: name,
+      description: 'GraphQL subscriptions of one API process (domain/events/live-feed.ts)',
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.New,
+      inactive_threshold: 10 * 60_000 * NANOS_PER_MS,
     });
-    client.on('error', () => this.reconnectLater(client));
-    client.on('end', () => this.reconnectLater(client));
-    await client.connect();
-    await client.query(`LISTEN ${LIVE_EVENTS_CHANNEL}`);
-    this.client = client;
+    const consumer = await h.js.consumers.get(h.settings.stream, name);
+    const messages = await consumer.consume({ max_messages: 1000 });
+    this.messages = messages;
+    void (async () => {
+      for await (const m of messages) {
+        const e = decodeEvent(m);
+        if (e) this.deliver(e);
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => this.reconnectLater(messages));
   }
 
-  private reconnectLater(dead: pg.Client): void {
-    if (this.client !== dead) return;
-    this.client = null;
-    dead.end().catch(() => undefined);
+  private reconnectLater(dead: ConsumerMessages): void {
+    if (this.messages !== dead) return;
+    this.messages = null;
     if (this.closed || this.subscribers.size === 0 || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = null;
@@ -101,25 +98,21 @@ class LiveFeed {
     }, 1000);
   }
 
-  private async deliver(payload: string, receivedAt: Date): Promise<void> {
+  private deliver(r: ReturnType<typeof decodeEvent> & object): void {
     if (this.subscribers.size === 0) return;
-    let ids: string[];
-    try {
-      ids = JSON.parse(payload);
-    } catch {
-      return;
-    }
-    const { rows } = await getPool()
-      .query<{ id: string; type: string; environment: Environment; user_id: string | null; aggregate_type: string; aggregate_id: string; data: Record<string, unknown>; occurred_at: Date }>(
-        'SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at FROM outbox_events WHERE id = ANY($1::text[]) ORDER BY occurred_at, id',
-        [ids],
-      )
-      .catch(() => ({ rows: [] }));
-    for (const r of rows) {
-      const e: LiveEvent = { id: r.id, type: r.type, environment: r.environment, userId: r.user_id, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id, data: r.data, occurredAt: r.occurred_at, receivedAt };
-      for (const s of this.subscribers) {
-        if (s.matches(e)) s.push(e);
-      }
+    const e: LiveEvent = {
+      id: r.id,
+      type: r.type,
+      environment: r.environment as Environment,
+      userId: r.user_id,
+      aggregateType: r.aggregate_type,
+      aggregateId: r.aggregate_id,
+      data: r.data,
+      occurredAt: r.occurred_at,
+      receivedAt: new Date(),
+    };
+    for (const s of this.subscribers) {
+      if (s.matches(e)) s.push(e);
     }
   }
 
@@ -127,9 +120,9 @@ class LiveFeed {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
-    const c = this.client;
-    this.client = null;
-    if (c) await c.end().catch(() => undefined);
+    const m = this.messages;
+    this.messages = null;
+    if (m) await m.close().catch(() => undefined);
   }
 }
 

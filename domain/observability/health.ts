@@ -9,7 +9,7 @@ export type DomainHealth = 'healthy' | 'degraded' | 'down';
  */
 export function domainHealth(s: Snapshot, d: Snapshot['domains'][number]): DomainHealth {
   if (!s.database.connected) return 'down';
-  const dispatcher = s.consumers.find((c) => c.kind === 'outbox_dispatcher');
+  const dispatcher = s.consumers.find((c) => c.kind === 'outbox_relay');
   if (d.events_pending > 0 && dispatcher?.state !== 'running') return 'degraded';
   if (d.delivery_errors_last_hour > 0 && d.delivery_errors_last_hour >= d.delivery_attempts_last_hour / 2) return 'degraded';
   return 'healthy';

@@ -1,12 +1,17 @@
 import { getPool } from '../db/pool';
 import { DISPATCHER_NAME } from '../events/dispatcher';
 import { EVENT_DOMAINS, eventDomain } from '../events/catalog';
+import { LATENCY_BOUNDS_MS } from '../events/projector';
+import { parseSubject, streamSettings } from '../events/stream';
 import { pingTemporal } from '../temporal/client';
+import { collectBrokerStatus, type BrokerStatus } from './broker';
 
 /**
- * Measured figures of the event stream (the transactional outbox and its consumers), read from
- * the database on each call so every API process reports the same numbers as the worker that
- * runs the dispatcher. Nothing here is a constant.
+ * Measured figures of the event stream, read on each call so every API process reports the same
+ * numbers: the broker's (stream, consumers, memory: ./broker.ts), the relay's backlog and
+ * heartbeat (the outbox rows not yet published, through their partial index), the dashboard
+ * projector's throughput read model (event_throughput), and the webhook deliveries.
+ * Nothing here is a constant.
  */
 
 const PROCESS_STARTED_AT = new Date(Date.now() - Math.round(process.uptime() * 1000));
@@ -35,8 +40,12 @@ export interface DomainStats {
 
 export interface ConsumerState {
   name: string;
-  kind: 'outbox_dispatcher' | 'webhook_deliveries';
+  kind: 'outbox_relay' | 'stream_consumer' | 'webhook_deliveries';
   state: 'running' | 'stalled' | 'never_run' | 'idle';
+  /** Stream consumers: delivered and unacknowledged, redelivered, and stream messages after the ack floor. */
+  ack_pending?: number;
+  redelivered?: number;
+  lag_messages?: number;
   last_run_at: string | null;
   last_success_at: string | null;
   last_error: string | null;
@@ -56,6 +65,7 @@ export interface Snapshot {
   process_started_at: string;
   database: { connected: boolean; latency_ms: number | null; error: string | null };
   temporal: { connected: boolean; latency_ms: number | null; error: string | null };
+  broker: BrokerStatus;
   totals: {
     events_total: number;
     events_pending: number;
@@ -96,28 +106,41 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ connected: boolean; lat
   }
 }
 
+/** p50 and p99 from the projector's histogram: the bucket's upper bound, capped at the maximum seen. */
+function percentiles(hist: number[], max: number): Latency {
+  const count = hist.reduce((a, b) => a + b, 0);
+  if (count === 0) return { count: 0, p50_ms: null, p99_ms: null };
+  const at = (q: number) => {
+    const rank = Math.ceil(q * count);
+    let seen = 0;
+    for (let i = 0; i < hist.length; i++) {
+      seen += hist[i];
+      if (seen >= rank) return Math.min(i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i] : max, max);
+    }
+    return max;
+  };
+  return { count, p50_ms: at(0.5), p99_ms: at(0.99) };
+}
+
+const addHist = (a: number[], b: number[]) => a.map((x, i) => x + (b[i] ?? 0));
+
 export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promise<Snapshot> {
   const pool = getPool();
   const database = await timed(() => pool.query('SELECT 1'));
   const temporalCheck = opts.temporal === false ? Promise.resolve({ connected: false, latency_ms: null, error: 'not checked' }) : timed(() => pingTemporal(1500));
+  const brokerCheck = collectBrokerStatus();
   if (!database.connected) {
-    return emptySnapshot(database, await temporalCheck);
+    return emptySnapshot(database, await temporalCheck, await brokerCheck);
   }
-  const [types, latency, attempts, deliveries, deliveryLatency, webhooks, consumer, openDeliveries, temporal] = await Promise.all([
-    pool.query<{ type: string; total: string; pending: string; last_60s: string; published_60s: string; oldest_pending: Date | null }>(
-      `SELECT type, count(*) AS total,
-              count(*) FILTER (WHERE published_at IS NULL) AS pending,
-              count(*) FILTER (WHERE occurred_at > now() - interval '60 seconds') AS last_60s,
-              count(*) FILTER (WHERE published_at > now() - interval '60 seconds') AS published_60s,
-              min(occurred_at) FILTER (WHERE published_at IS NULL) AS oldest_pending
-       FROM outbox_events GROUP BY type`,
+  const [backlog, projected, attempts, deliveries, deliveryLatency, webhooks, relay, openDeliveries, temporal, broker] = await Promise.all([
+    // The relay's backlog: the partial index holds only unpublished rows.
+    pool.query<{ type: string; pending: string; last_60s: string; oldest_pending: Date | null }>(
+      `SELECT type, count(*) AS pending, count(*) FILTER (WHERE occurred_at > now() - interval '60 seconds') AS last_60s, min(occurred_at) AS oldest_pending
+         FROM outbox_events WHERE published_at IS NULL GROUP BY type`,
     ),
-    pool.query<{ domain: string | null; n: string; p50: number | null; p99: number | null }>(
-      `SELECT split_part(type, '.', 1) AS domain, count(*) AS n,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM published_at - occurred_at) * 1000) AS p50,
-              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM published_at - occurred_at) * 1000) AS p99
-       FROM outbox_events WHERE published_at > now() - interval '60 seconds'
-       GROUP BY ROLLUP (split_part(type, '.', 1))`,
+    // The projector's read model: the window's 10-second buckets (histograms added up below).
+    pool.query<{ type: string; events: string; max: number; hist: number[] }>(
+      `SELECT type, events, latency_ms_max AS max, latency_histogram AS hist FROM event_throughput WHERE bucket > now() - interval '${WINDOW_SECONDS} seconds'`,
     ),
     pool.query<{ domain: string; total: string; failed: string; in_flight: string }>(
       `SELECT split_part(d.event_type, '.', 1) AS domain, count(*) AS total,
@@ -145,7 +168,6 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
       runs: string;
       errors: string;
       events_processed: string;
-      deliveries_created: string;
       interval_ms: number | null;
       age_seconds: number | null;
     }>(`SELECT *, extract(epoch FROM now() - last_run_at) AS age_seconds FROM event_consumers WHERE name = $1`, [DISPATCHER_NAME]),
@@ -158,31 +180,65 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
        FROM webhook_deliveries WHERE status IN ('pending', 'retrying')`,
     ),
     temporalCheck,
+    brokerCheck,
   ]);
 
-  const latencyBy = new Map(latency.rows.map((r) => [r.domain ?? '*', { count: num(r.n), p50_ms: ms(r.p50), p99_ms: ms(r.p99) }]));
+  // Totals per type: what the stream holds (its own retention), by subject.
+  const settings = streamSettings();
+  const streamTotals = new Map<string, number>();
+  for (const [subject, n] of Object.entries(broker.stream?.by_subject ?? {})) {
+    const parsed = parseSubject(settings, subject);
+    if (parsed) streamTotals.set(parsed.type, (streamTotals.get(parsed.type) ?? 0) + n);
+  }
+  const backlogBy = new Map(backlog.rows.map((r) => [r.type, r]));
+  const projectedBy = new Map<string, { events: number; max: number; hist: number[] }>();
+  for (const r of projected.rows) {
+    const prev = projectedBy.get(r.type);
+    const hist = (r.hist ?? []).map(Number);
+    projectedBy.set(r.type, prev ? { events: prev.events + num(r.events), max: Math.max(prev.max, Number(r.max)), hist: addHist(prev.hist, hist) } : { events: num(r.events), max: Number(r.max), hist });
+  }
+  const types = [...new Set([...streamTotals.keys(), ...backlogBy.keys(), ...projectedBy.keys()])];
   const attemptsBy = new Map(attempts.rows.map((r) => [r.domain, r]));
-  const domainNames = [...new Set([...EVENT_DOMAINS, ...types.rows.map((r) => eventDomain(r.type))])];
+  const domainNames = [...new Set([...EVENT_DOMAINS, ...types.map(eventDomain)])];
+  const emptyHist = () => new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+  let allHist = emptyHist();
+  let allMax = 0;
   const domains: DomainStats[] = domainNames.map((domain) => {
-    const rows = types.rows.filter((r) => eventDomain(r.type) === domain);
-    const sum = (f: (r: (typeof rows)[number]) => string) => rows.reduce((acc, r) => acc + num(f(r)), 0);
-    const last60 = sum((r) => r.last_60s);
-    const pub60 = sum((r) => r.published_60s);
-    const oldest = rows.map((r) => r.oldest_pending).filter((d): d is Date => d !== null).sort((a, b) => a.getTime() - b.getTime())[0];
+    const mine = types.filter((t) => eventDomain(t) === domain);
+    let pending = 0;
+    let recentPending = 0;
+    let published = 0;
+    let max = 0;
+    let hist = emptyHist();
+    let oldest: Date | null = null;
+    for (const t of mine) {
+      const b = backlogBy.get(t);
+      pending += num(b?.pending);
+      recentPending += num(b?.last_60s);
+      if (b?.oldest_pending && (!oldest || b.oldest_pending < oldest)) oldest = b.oldest_pending;
+      const p = projectedBy.get(t);
+      if (p) {
+        published += p.events;
+        max = Math.max(max, p.max);
+        hist = addHist(hist, p.hist);
+      }
+    }
+    allHist = addHist(allHist, hist);
+    allMax = Math.max(allMax, max);
     const a = attemptsBy.get(domain);
     return {
       domain,
-      events_total: sum((r) => r.total),
-      events_pending: sum((r) => r.pending),
-      events_last_60s: last60,
-      published_last_60s: pub60,
-      events_per_second: rate(last60),
-      published_per_second: rate(pub60),
-      processing_latency: latencyBy.get(domain) ?? { count: 0, p50_ms: null, p99_ms: null },
+      events_total: mine.reduce((acc, t) => acc + (streamTotals.get(t) ?? 0) + num(backlogBy.get(t)?.pending), 0),
+      events_pending: pending,
+      events_last_60s: published + recentPending,
+      published_last_60s: published,
+      events_per_second: rate(published + recentPending),
+      published_per_second: rate(published),
+      processing_latency: percentiles(hist, max),
       oldest_pending_at: iso(oldest),
       delivery_attempts_last_hour: num(a?.total),
       delivery_errors_last_hour: num(a?.failed),
-      by_type: Object.fromEntries(rows.map((r) => [r.type, num(r.total)]).sort()),
+      by_type: Object.fromEntries(mine.map((t) => [t, (streamTotals.get(t) ?? 0) + num(backlogBy.get(t)?.pending)] as [string, number]).sort()),
     };
   });
   const total = (k: 'events_total' | 'events_pending' | 'events_last_60s' | 'published_last_60s') => domains.reduce((acc, d) => acc + d[k], 0);
@@ -194,7 +250,7 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
   const inFlight = attempts.rows.reduce((acc, r) => acc + num(r.in_flight), 0);
   const finished = byStatus.succeeded + byStatus.failed;
 
-  const c = consumer.rows[0];
+  const c = relay.rows[0];
   const intervalMs = c?.interval_ms ?? 500;
   const staleAfter = Math.max(10, (3 * intervalMs) / 1000);
   const outboxOldest = domains
@@ -202,7 +258,7 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
     .filter((x): x is string => x !== null)
     .sort()[0];
   const eventsPending = total('events_pending');
-  const dispatcherState: ConsumerState['state'] = !c?.last_run_at
+  const relayState: ConsumerState['state'] = !c?.last_run_at
     ? 'never_run'
     : num(c.age_seconds) <= staleAfter
       ? 'running'
@@ -213,8 +269,8 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
   const consumers: ConsumerState[] = [
     {
       name: DISPATCHER_NAME,
-      kind: 'outbox_dispatcher',
-      state: dispatcherState,
+      kind: 'outbox_relay',
+      state: relayState,
       last_run_at: iso(c?.last_run_at),
       last_success_at: iso(c?.last_success_at),
       last_error: c?.last_error ?? null,
@@ -226,6 +282,26 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
       lag_seconds: outboxOldest ? Math.max(0, (Date.now() - new Date(outboxOldest).getTime()) / 1000) : 0,
       oldest_pending_at: outboxOldest ?? null,
     },
+    ...broker.consumers.map(
+      (b): ConsumerState => ({
+        name: b.name,
+        kind: 'stream_consumer',
+        state: b.state,
+        last_run_at: b.last_active_at,
+        last_success_at: null,
+        last_error: null,
+        last_error_at: null,
+        runs: 0,
+        errors: b.redelivered,
+        processed_total: b.ack_floor_stream_seq,
+        pending: b.pending,
+        ack_pending: b.ack_pending,
+        redelivered: b.redelivered,
+        lag_messages: b.lag_messages,
+        lag_seconds: b.lag_seconds,
+        oldest_pending_at: b.oldest_pending_at,
+      }),
+    ),
     {
       name: 'webhook-deliveries',
       kind: 'webhook_deliveries',
@@ -250,6 +326,7 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
     process_started_at: PROCESS_STARTED_AT.toISOString(),
     database,
     temporal,
+    broker,
     totals: {
       events_total: total('events_total'),
       events_pending: eventsPending,
@@ -257,7 +334,7 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
       published_last_60s: total('published_last_60s'),
       events_per_second: rate(total('events_last_60s')),
       published_per_second: rate(total('published_last_60s')),
-      processing_latency: latencyBy.get('*') ?? { count: 0, p50_ms: null, p99_ms: null },
+      processing_latency: percentiles(allHist, allMax),
     },
     domains,
     deliveries: {
@@ -281,7 +358,7 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
 }
 
 /** With the database down only the process figures and the connectivity checks are known. */
-function emptySnapshot(database: Snapshot['database'], temporal: Snapshot['temporal']): Snapshot {
+function emptySnapshot(database: Snapshot['database'], temporal: Snapshot['temporal'], broker: BrokerStatus): Snapshot {
   const none: Latency = { count: 0, p50_ms: null, p99_ms: null };
   return {
     generated_at: new Date().toISOString(),
@@ -290,6 +367,7 @@ function emptySnapshot(database: Snapshot['database'], temporal: Snapshot['tempo
     process_started_at: PROCESS_STARTED_AT.toISOString(),
     database,
     temporal,
+    broker,
     totals: { events_total: 0, events_pending: 0, events_last_60s: 0, published_last_60s: 0, events_per_second: 0, published_per_second: 0, processing_latency: none },
     domains: [],
     deliveries: {

@@ -1,9 +1,11 @@
 import { listAssets } from '../assets';
 import { voidExpiredPending } from '../ledger';
+import { pruneOutbox } from '../events/relay';
 
 /**
  * Housekeeping every worker process runs: pending ledger entries past their timeout void
- * themselves (releasing reserved funds). Returns a stop function.
+ * themselves (releasing reserved funds), and published outbox rows and consumer receipts past
+ * their retention are pruned. Returns a stop function.
  */
 export function startMaintenance(intervalMs = 60_000): () => void {
   let running = false;
@@ -12,6 +14,7 @@ export function startMaintenance(intervalMs = 60_000): () => void {
     running = true;
     try {
       await voidExpiredPending({ limit: 500 });
+      await pruneOutbox();
     } catch {
       // The next tick retries; a database outage must not kill the worker.
     } finally {

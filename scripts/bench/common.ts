@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { migrate } from '../../domain/db/migrate';
 import { closePool } from '../../domain/db/pool';
+import { closeEventStream, eventStream } from '../../domain/events/stream';
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -23,16 +24,24 @@ export async function withBenchDatabase<T>(fn: (url: string) => Promise<T>, pool
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
-  const saved = { url: process.env.DATABASE_URL, max: process.env.DB_POOL_MAX };
+  const saved = { url: process.env.DATABASE_URL, max: process.env.DB_POOL_MAX, stream: process.env.EVENTS_STREAM, prefix: process.env.EVENTS_SUBJECT_PREFIX };
   try {
     await migrate(urlFor(name));
     await closePool();
+    await closeEventStream();
     process.env.DATABASE_URL = urlFor(name);
+    // An event stream of its own on the machine's NATS (in memory, deleted afterwards), like its database.
+    process.env.EVENTS_STREAM = name;
+    process.env.EVENTS_SUBJECT_PREFIX = name;
+    process.env.EVENTS_STREAM_STORAGE ??= 'memory';
     if (poolMax) process.env.DB_POOL_MAX = String(poolMax);
     return await fn(urlFor(name));
   } finally {
     await closePool();
-    for (const [k, v] of [['DATABASE_URL', saved.url], ['DB_POOL_MAX', saved.max]] as const) {
+    const h = await eventStream().catch(() => null);
+    await h?.jsm.streams.delete(name).catch(() => false);
+    await closeEventStream();
+    for (const [k, v] of [['DATABASE_URL', saved.url], ['DB_POOL_MAX', saved.max], ['EVENTS_STREAM', saved.stream], ['EVENTS_SUBJECT_PREFIX', saved.prefix]] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

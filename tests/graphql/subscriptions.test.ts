@@ -11,6 +11,8 @@ import WebSocket from 'ws';
 import { getPool } from '../../domain/db/pool';
 import { startEventDispatcher, type EventDispatcher } from '../../domain/events/dispatcher';
 import { closeLiveFeed } from '../../domain/events/live-feed';
+import { eventStream } from '../../domain/events/stream';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { fundBook, openAccount, waitSwap } from '../defi/helpers';
@@ -112,22 +114,28 @@ describe('transactionCreated', () => {
 });
 
 describe('across processes', () => {
-  it('the dispatcher publishes each batch with NOTIFY after its commit: any other connection (another API process) hears the event ids', async () => {
-    const { default: pg } = await import('pg');
-    const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await listener.connect();
+  it('every API process has its own consumer of the stream: another process hears each event, once it is published', async () => {
+    // What another API process does (domain/events/live-feed.ts): a consumer of its own on the stream.
+    const h = await eventStream();
+    const name = `other-process-${Date.now()}`;
+    await h.jsm.consumers.add(h.settings.stream, { durable_name: name, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.New });
+    const messages = await (await h.js.consumers.get(h.settings.stream, name)).consume();
     const heard: string[] = [];
-    listener.on('notification', (n) => n.channel === 'platform_events' && heard.push(...(JSON.parse(n.payload ?? '[]') as string[])));
-    await listener.query('LISTEN platform_events');
+    void (async () => {
+      for await (const m of messages) heard.push((m.json() as { id: string }).id);
+    })();
     try {
       const d = await gqlOk(t, 'mutation($a: ID!) { deposit(accountId: $a, amount: "4.00", assetCode: "USD") { transaction { id } } }', { a: other });
       const { rows } = await getPool().query<{ id: string }>(`SELECT id FROM outbox_events WHERE type = 'transaction.created' AND data->>'id' = $1`, [d.deposit.transaction.id]);
       await until(() => heard.includes(rows[0].id));
-      // Published (and only then notified): the row is marked in the same transaction as the NOTIFY.
-      const published = await getPool().query(`SELECT published_at FROM outbox_events WHERE id = $1`, [rows[0].id]);
-      expect(published.rows[0].published_at).not.toBeNull();
+      // The relay marks the row published, with its stream sequence, once the stream acknowledged it.
+      const published = async () => (await getPool().query(`SELECT stream_seq FROM outbox_events WHERE id = $1 AND published_at IS NOT NULL`, [rows[0].id])).rows;
+      for (const end = Date.now() + 5000; (await published()).length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 25));
+      expect(Number((await published())[0].stream_seq)).toBeGreaterThan(0);
+      expect(heard.filter((id) => id === rows[0].id)).toHaveLength(1);
     } finally {
-      await listener.end();
+      await messages.close();
+      await h.jsm.consumers.delete(h.settings.stream, name);
     }
   });
 });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOWS_PATH } from '../../worker';
@@ -47,6 +49,18 @@ async function loadSanctionsList(url: string): Promise<void> {
   }
 }
 
+/** The run's event streams (one per test file, named like its database) on the machine's NATS. */
+async function deleteStreams(prefix: string): Promise<void> {
+  const nc = await connect({ servers: process.env.NATS_URL || 'nats://127.0.0.1:4222', timeout: 5000 }).catch(() => null);
+  if (!nc) return;
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const name of jsm.streams.names()) if (name.startsWith(prefix)) await jsm.streams.delete(name).catch(() => false);
+  } finally {
+    await nc.close();
+  }
+}
+
 /**
  * One run: a migrated template database (each test file clones its own from it) and one real
  * Temporal dev server (each test file polls its own task queue on it).
@@ -79,5 +93,6 @@ export default async function setup(project: TestProject) {
     const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${prefix}%`]);
     for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
     await admin.end();
+    await deleteStreams(prefix);
   };
 }

@@ -40,7 +40,7 @@ describe('live dashboard', () => {
   it('reports measured numbers that move when events flow, are published and delivered', async () => {
     const before = await get('/api/v1/live-dashboard/metrics');
     const lagBefore = await get('/api/v1/live-dashboard/projector-lag');
-    const dispatcherBefore = lagBefore.projectors.find((p: { name: string }) => p.name === 'outbox-dispatcher');
+    const dispatcherBefore = lagBefore.projectors.find((p: { name: string }) => p.name === 'outbox-relay');
 
     await t.app.inject({ method: 'POST', url: '/api/v2/webhooks', headers: t.headers, payload: { url: rx.url, events: ['account.created'] } });
     for (let i = 0; i < 4; i++) await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: t.headers, payload: { name: `dash ${i}` } });
@@ -53,13 +53,13 @@ describe('live dashboard', () => {
     expect(written.events.last_60s).toBeGreaterThanOrEqual(4);
     expect(written.uptime_seconds).toBeGreaterThanOrEqual(0);
     const lag = await get('/api/v1/live-dashboard/projector-lag');
-    const pending = lag.projectors.find((p: { name: string }) => p.name === 'outbox-dispatcher');
+    const pending = lag.projectors.find((p: { name: string }) => p.name === 'outbox-relay');
     expect(pending.pending).toBeGreaterThanOrEqual(4);
     expect(pending.oldest_pending_at).not.toBeNull();
     expect(pending.lag_seconds).toBeGreaterThanOrEqual(0);
     expect(dispatcherBefore.state).toBe('never_run');
 
-    // The dispatcher's run (as the worker loop does it) publishes them and records its heartbeat.
+    // The relay publishes them to the stream (and records its heartbeat); the consumers read them.
     for (;;) if ((await dispatchAndRecord()).events === 0) break;
     await rx.waitFor(4);
 
@@ -75,16 +75,27 @@ describe('live dashboard', () => {
     const stream = await get('/api/v1/live-dashboard/stream-status');
     expect(stream.connectivity.database).toMatchObject({ connected: true });
     expect(stream.connectivity.temporal).toMatchObject({ connected: true });
-    const dispatcher = stream.consumer_groups.find((c: { name: string }) => c.name === 'outbox-dispatcher');
-    expect(dispatcher).toMatchObject({ state: 'running', pending: 0, lag_seconds: 0 });
+    expect(stream.connectivity.broker).toMatchObject({ connected: true, error: null });
+    const dispatcher = stream.consumer_groups.find((c: { name: string }) => c.name === 'outbox-relay');
+    expect(dispatcher).toMatchObject({ kind: 'outbox_relay', state: 'running', pending: 0, lag_seconds: 0 });
     expect(dispatcher.runs).toBeGreaterThanOrEqual(1);
     expect(dispatcher.processed_total).toBeGreaterThanOrEqual(4);
+    // The broker's own figures: the stream holds the events, and each durable consumer acknowledged them.
+    expect(stream.broker.stream.messages).toBeGreaterThanOrEqual(4);
+    expect(stream.broker.stream.last_seq).toBe(stream.broker.stream.messages);
+    for (const name of ['webhook-dispatcher', 'dashboard-projector']) {
+      const c = stream.consumer_groups.find((x: { name: string }) => x.name === name);
+      expect(c, name).toMatchObject({ kind: 'stream_consumer', pending: 0, ack_pending: 0, lag_messages: 0, lag_seconds: 0 });
+      expect(c.processed_total).toBe(stream.broker.stream.last_seq);
+    }
+    expect(stream.pending).toMatchObject({ outbox_events: 0, stream_messages: 0, stream_ack_pending: 0 });
     expect(stream.memory.rss_bytes).toBeGreaterThan(0);
     expect(stream.memory.heap_used_bytes).toBeGreaterThan(0);
+    expect(stream.memory.jetstream_memory_bytes).toBeGreaterThan(0);
 
     const health = await get('/api/v1/live-dashboard/domain-health');
     const acc = health.domains.find((d: { domain: string }) => d.domain === 'account');
-    expect(acc).toMatchObject({ event_store: { connected: true }, projector: { name: 'outbox-dispatcher', state: 'running' }, events_pending: 0 });
+    expect(acc).toMatchObject({ event_store: { connected: true }, projector: { name: 'outbox-relay', state: 'running' }, events_pending: 0 });
     expect(acc.event_store.latency_ms).toBeGreaterThanOrEqual(0);
 
     // Half of the receiver's answers are 500: the error figures show it.
@@ -106,7 +117,7 @@ describe('live dashboard', () => {
     expect(prom.body).toContain(`banking_events_total{domain="account",type="account.created"} ${total}`);
     expect(prom.body).toContain('banking_webhook_deliveries{status="retrying"} 2');
     expect(prom.body).toContain('banking_webhook_delivery_attempts_last_hour{result="failed"} 2');
-    expect(prom.body).toMatch(/banking_consumer_lag_seconds\{consumer="outbox-dispatcher"\} 0\n/);
+    expect(prom.body).toMatch(/banking_consumer_lag_seconds\{consumer="outbox-relay"\} 0\n/);
     expect(prom.body).toMatch(/banking_event_processing_latency_seconds\{domain="account",quantile="0.99"\} [0-9.e-]+\n/);
     expect(prom.body).toMatch(/banking_process_memory_bytes\{kind="rss"\} \d+/);
   });

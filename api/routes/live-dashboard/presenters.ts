@@ -6,7 +6,7 @@ function memory(s: Snapshot) {
   return { rss_bytes: s.memory.rss, heap_used_bytes: s.memory.heapUsed, heap_total_bytes: s.memory.heapTotal, external_bytes: s.memory.external };
 }
 
-const dispatcherOf = (s: Snapshot) => s.consumers.find((c) => c.kind === 'outbox_dispatcher');
+const dispatcherOf = (s: Snapshot) => s.consumers.find((c) => c.kind === 'outbox_relay');
 
 export function presentMetrics(s: Snapshot) {
   return {
@@ -43,7 +43,7 @@ export function presentDomainHealth(s: Snapshot) {
       domain: d.domain,
       status: domainHealth(s, d),
       event_store: s.database,
-      projector: { name: dispatcher?.name ?? 'outbox-dispatcher', state: dispatcher?.state ?? 'never_run', last_run_at: dispatcher?.last_run_at ?? null, last_error: dispatcher?.last_error ?? null },
+      projector: { name: dispatcher?.name ?? 'outbox-relay', state: dispatcher?.state ?? 'never_run', last_run_at: dispatcher?.last_run_at ?? null, last_error: dispatcher?.last_error ?? null },
       events_pending: d.events_pending,
       oldest_pending_at: d.oldest_pending_at,
       recent_errors: { delivery_errors_last_hour: d.delivery_errors_last_hour, delivery_attempts_last_hour: d.delivery_attempts_last_hour, dispatcher_errors: dispatcher?.errors ?? 0 },
@@ -73,12 +73,21 @@ export function presentEventThroughput(s: Snapshot) {
 }
 
 export function presentStreamStatus(s: Snapshot) {
+  const b = s.broker;
+  const streamConsumers = b.consumers;
   return {
-    connectivity: { database: s.database, temporal: s.temporal },
+    connectivity: { database: s.database, temporal: s.temporal, broker: { connected: b.connected, latency_ms: b.latency_ms, error: b.error } },
+    broker: { server: b.server, stream: b.stream && { ...b.stream, by_subject: undefined }, jetstream: b.jetstream },
     consumer_groups: s.consumers,
-    pending: { outbox_events: s.totals.events_pending, webhook_deliveries: s.consumers.find((c) => c.kind === 'webhook_deliveries')?.pending ?? 0 },
-    memory: memory(s),
+    pending: {
+      outbox_events: s.totals.events_pending,
+      stream_messages: streamConsumers.reduce((acc, c) => acc + c.pending, 0),
+      stream_ack_pending: streamConsumers.reduce((acc, c) => acc + c.ack_pending, 0),
+      webhook_deliveries: s.consumers.find((c) => c.kind === 'webhook_deliveries')?.pending ?? 0,
+    },
+    memory: { ...memory(s), broker_server_bytes: b.server_memory_bytes, jetstream_memory_bytes: b.jetstream?.memory_bytes ?? null, jetstream_storage_bytes: b.jetstream?.storage_bytes ?? null },
   };
 }
 
-export const presentProjectorLag = (s: Snapshot) => ({ projectors: s.consumers });
+/** The read-model projectors: the stream's durable consumers (pending, ack pending, lag from the broker) and the relay that feeds them. */
+export const presentProjectorLag = (s: Snapshot) => ({ projectors: s.consumers.filter((c) => c.kind !== 'webhook_deliveries') });

@@ -19,6 +19,9 @@ const consumer = open({
   runs: { type: 'integer' },
   errors: { type: 'integer' },
   processed_total: { type: 'integer' },
+  ack_pending: { type: 'integer' },
+  redelivered: { type: 'integer' },
+  lag_messages: { type: 'integer' },
 });
 
 export const metricsData = open({
@@ -35,7 +38,8 @@ export const domainHealthData = open({ domains: { type: 'array', items: anyObjec
 export const eventThroughputData = open({ window_seconds: { type: 'integer' }, total: anyObject, domains: { type: 'array', items: anyObject } });
 
 export const streamStatusData = open({
-  connectivity: open({ database: connectivity, temporal: connectivity }),
+  connectivity: open({ database: connectivity, temporal: connectivity, broker: connectivity }),
+  broker: open({ server: anyObject, stream: { type: ['object', 'null'], additionalProperties: true }, jetstream: { type: ['object', 'null'], additionalProperties: true } }),
   consumer_groups: { type: 'array', items: consumer },
   pending: anyObject,
   memory: anyObject,
