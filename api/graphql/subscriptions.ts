@@ -226,7 +226,8 @@ export const subscriptionsArea: GraphQLArea = {
       },
     },
     AccountUpdate: {
-      account: (u: { accountId: string }, _: unknown, ctx: GqlContext): Promise<Account | null> => ctx.loaders.account.load(u.accountId),
+      // "As it is now": a subscription's context (and its loaders) lives as long as the subscription, so each event reads afresh.
+      account: (u: { accountId: string }, _: unknown, ctx: GqlContext): Promise<Account | null> => ctx.loaders.account.clear(u.accountId).load(u.accountId),
       balance: (u: { type: string; data: Record<string, string> }) =>
         u.type === 'account.balance_updated'
           ? { assetCode: u.data.asset_code, chain: u.data.chain ?? '', available: u.data.available_balance, reserved: u.data.reserved_balance, total: u.data.total_balance, entryId: u.data.entry_id }

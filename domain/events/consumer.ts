@@ -10,7 +10,7 @@
 import type { PoolClient } from 'pg';
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import { withTransaction } from '../db/pool';
-import { eventStream, isNotFound } from './stream';
+import { eventStream, isNotFound, streamMissing } from './stream';
 import type { StreamMessageBody } from './relay';
 
 const NANOS_PER_MS = 1_000_000;
@@ -53,6 +53,12 @@ export interface ConsumerSpec<R> {
   /** The durable consumer's name (unique on the stream) and its receipts' consumer name. */
   name: string;
   description: string;
+  /**
+   * Whether it records a receipt per event (default true). Off only for a consumer whose every
+   * effect is already unique per event (a unique key with ON CONFLICT DO NOTHING): a second copy
+   * then changes nothing without the extra row per event.
+   */
+  receipts?: boolean;
   /** Subjects it reads, relative to the stream prefix (default: all). */
   filter?: (prefix: string) => string[];
   /** In the transaction that records the receipts, with only the events not processed before. */
@@ -110,6 +116,11 @@ export async function processMessages<R>(spec: ConsumerSpec<R>, msgs: JsMsg[], r
   const events = decoded.filter((e): e is StreamEvent => e !== null);
   try {
     const { fresh, result } = await withTransaction(async (c) => {
+      if (spec.receipts === false) {
+        const seen = new Set<string>();
+        const fresh = events.filter((e) => !seen.has(e.id) && seen.add(e.id));
+        return { fresh, result: fresh.length ? await spec.handle(c, fresh) : undefined };
+      }
       const { rows } = await c.query<{ event_id: string }>(
         `INSERT INTO event_receipts (consumer, event_id, stream_seq)
          SELECT $1, u.id, u.seq FROM unnest($2::text[], $3::bigint[]) AS u(id, seq)
@@ -224,7 +235,10 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
         opts.onError?.(err);
         // A failed batch was nak'ed: this pull ends and a new one starts after the pause.
         closeMessages?.();
-        if (isNotFound(err)) forgetConsumers();
+        if (isNotFound(err)) {
+          streamMissing();
+          forgetConsumers();
+        }
         if (!stopped) await sleep(1000);
       }
     }

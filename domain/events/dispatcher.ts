@@ -116,6 +116,9 @@ export function webhookDispatcher(opts: DispatchOptions = {}, counter?: { delive
   return {
     name: WEBHOOK_CONSUMER,
     description: 'Webhook deliveries and customer notifications (domain/events/dispatcher.ts)',
+    // Each effect is unique per event already (a delivery per endpoint and event, a notification per
+    // event and user; a second copy inserts nothing and so starts nothing): no receipt rows needed.
+    receipts: false,
     handle: dispatchEvents,
     async afterCommit(r) {
       if (counter) counter.deliveries += r.targets.length;

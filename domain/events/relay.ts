@@ -9,7 +9,7 @@
  * publishes the same events again, and the stream's duplicate window stores them once.
  */
 import { getPool, withTransaction } from '../db/pool';
-import { eventStream, subjectFor } from './stream';
+import { eventStream, isNotFound, streamMissing, subjectFor } from './stream';
 
 /** pg_try_advisory_xact_lock key of the relay ("outbox relay" as two int4s would do; one bigint). */
 const RELAY_LOCK = 7_240_001;
@@ -24,6 +24,18 @@ export interface OutboxRow {
   data: Record<string, unknown>;
   occurred_at: Date;
   seq: string;
+  /** The operation's other events, published after the row's own (see messagesOf). */
+  derived?: DerivedEvent[] | null;
+}
+
+/** An event carried inside an outbox row (one row per immediate transfer: migration 20261127100000). */
+export interface DerivedEvent {
+  id: string;
+  type: string;
+  user_id: string | null;
+  aggregate_type: string;
+  aggregate_id: string;
+  data: Record<string, unknown>;
 }
 
 /** The JSON body of a stream message (docs/events.md "Message format"). */
@@ -53,8 +65,20 @@ export function messageBody(r: OutboxRow): StreamMessageBody {
   };
 }
 
+/**
+ * The stream messages of one outbox row: its own event, then the events it carries, each with its
+ * own id (so each is stored once and each consumer's receipt is per event), same environment,
+ * time and outbox sequence.
+ */
+export function messagesOf(r: OutboxRow): StreamMessageBody[] {
+  const own = messageBody(r);
+  return [own, ...(r.derived ?? []).map((d) => ({ ...own, id: d.id, type: d.type, user_id: d.user_id, aggregate_type: d.aggregate_type, aggregate_id: d.aggregate_id, data: d.data }))];
+}
+
 export interface RelayResult {
+  /** Outbox rows published (each one or more messages). */
   published: number;
+  messages: number;
   /** Another relay held the lock: this one published nothing. */
   standby: boolean;
 }
@@ -65,29 +89,41 @@ export async function relayOnce(opts: { batchSize?: number } = {}): Promise<Rela
   const h = await eventStream();
   return withTransaction(async (c) => {
     const { rows: lock } = await c.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
-    if (!lock[0].locked) return { published: 0, standby: true };
+    if (!lock[0].locked) return { published: 0, messages: 0, standby: true };
     const { rows } = await c.query<OutboxRow>(
-      `SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at, seq
+      `SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at, seq, derived
          FROM outbox_events WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
       [batchSize],
     );
-    if (rows.length === 0) return { published: 0, standby: false };
+    if (rows.length === 0) return { published: 0, messages: 0, standby: false };
+    const perRow = rows.map(messagesOf);
     // Sent in order on one connection (the stream stores them in that order); the acks are awaited together.
     const acks = await Promise.all(
-      rows.map((r) =>
-        h.js.publish(subjectFor(h.settings, r.environment, r.type), JSON.stringify(messageBody(r)), {
-          msgID: r.id,
+      perRow.flat().map((m) =>
+        h.js.publish(subjectFor(h.settings, m.environment, m.type), JSON.stringify(m), {
+          msgID: m.id,
           expect: { streamName: h.settings.stream },
           timeout: 10_000,
         }),
       ),
-    );
+    ).catch((err) => {
+      // No stream answers on the subject: it is gone (a broker that held it in memory restarted).
+      if (isNotFound(err) || /no responders|503/i.test(String((err as Error)?.message ?? err))) streamMissing();
+      throw err;
+    });
+    // Each row's stream sequence: its first message's.
+    const firsts: number[] = [];
+    let i = 0;
+    for (const ms of perRow) {
+      firsts.push(acks[i].seq);
+      i += ms.length;
+    }
     await c.query(
       `UPDATE outbox_events o SET published_at = clock_timestamp(), attempts = o.attempts + 1, stream_seq = u.s
          FROM unnest($1::text[], $2::bigint[]) AS u(id, s) WHERE o.id = u.id`,
-      [rows.map((r) => r.id), acks.map((a) => a.seq)],
+      [rows.map((r) => r.id), firsts],
     );
-    return { published: rows.length, standby: false };
+    return { published: rows.length, messages: acks.length, standby: false };
   });
 }
 

@@ -69,6 +69,8 @@ interface Handle {
 
 let current: Promise<Handle> | null = null;
 let currentKey = '';
+/** Set when the stream went missing (a broker without persistence restarted): created again on next use. */
+let streamLost = false;
 
 async function open(settings: StreamSettings, key: string): Promise<Handle> {
   const nc = await connect({
@@ -112,8 +114,28 @@ export function isNotFound(err: unknown): boolean {
   return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || e?.code === '404' || /not found/i.test(String(e?.message ?? ''));
 }
 
+/**
+ * Marks the stream for re-creation (its publishes or consumers found it gone: a broker that kept it
+ * in memory restarted). The connection itself reconnects on its own.
+ */
+export function streamMissing(): void {
+  streamLost = true;
+}
+
 /** The connection, JetStream client and manager for the current settings (one per process). */
-export function eventStream(): Promise<Handle> {
+export async function eventStream(): Promise<Handle> {
+  const h = await connection();
+  if (streamLost) {
+    streamLost = false;
+    await ensureStream(h.jsm, h.settings).catch((err) => {
+      streamLost = true;
+      throw err;
+    });
+  }
+  return h;
+}
+
+function connection(): Promise<Handle> {
   const settings = streamSettings();
   const key = `${settings.url}|${settings.stream}|${settings.prefix}`;
   if (!current || currentKey !== key) {

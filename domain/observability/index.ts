@@ -133,10 +133,10 @@ export async function collectSnapshot(opts: { temporal?: boolean } = {}): Promis
     return emptySnapshot(database, await temporalCheck, await brokerCheck);
   }
   const [backlog, projected, attempts, deliveries, deliveryLatency, webhooks, relay, openDeliveries, temporal, broker] = await Promise.all([
-    // The relay's backlog: the partial index holds only unpublished rows.
+    // The relay's backlog, each event of a row counted (platform_events): the partial index holds only unpublished rows.
     pool.query<{ type: string; pending: string; last_60s: string; oldest_pending: Date | null }>(
       `SELECT type, count(*) AS pending, count(*) FILTER (WHERE occurred_at > now() - interval '60 seconds') AS last_60s, min(occurred_at) AS oldest_pending
-         FROM outbox_events WHERE published_at IS NULL GROUP BY type`,
+         FROM platform_events WHERE published_at IS NULL GROUP BY type`,
     ),
     // The projector's read model: the window's 10-second buckets (histograms added up below).
     pool.query<{ type: string; events: string; max: number; hist: number[] }>(

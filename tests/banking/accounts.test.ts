@@ -42,7 +42,7 @@ describe('accounts', () => {
 
   it('events are written in the same transaction as the change', async () => {
     const id = await openAccount();
-    const { rows } = await getPool().query(`SELECT type FROM outbox_events WHERE aggregate_id = $1`, [id]);
+    const { rows } = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1`, [id]);
     expect(rows.map((r) => r.type)).toEqual(['account.created']);
   });
 });
@@ -167,7 +167,7 @@ describe('operator actions', () => {
     const closed = await post(`/api/v2/accounts/${id}/close`, {}, admin.headers);
     expect(closed.json().data.status).toBe('closed');
     expect((await post(`/api/v2/accounts/${id}/deposit`, { amount: '1.00', asset_code: 'USD' })).json().errors[0].code).toBe('ACCOUNT_CLOSED');
-    const events = await getPool().query(`SELECT type FROM outbox_events WHERE aggregate_id = $1 ORDER BY occurred_at`, [id]);
+    const events = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1 ORDER BY occurred_at`, [id]);
     expect(events.rows.map((r) => r.type)).toEqual(expect.arrayContaining(['account.frozen', 'account.unfrozen', 'account.closed']));
   });
 });

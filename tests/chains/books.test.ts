@@ -102,7 +102,7 @@ describe('chain books', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     const validate = ajv.compile(eventTypeInfo('account.balance_updated')!.data_schema);
-    const { rows } = await getPool().query<{ data: Record<string, unknown> }>(`SELECT data FROM outbox_events WHERE type = 'account.balance_updated' AND aggregate_id = $1`, [acct]);
+    const { rows } = await getPool().query<{ data: Record<string, unknown> }>(`SELECT data FROM platform_events WHERE type = 'account.balance_updated' AND aggregate_id = $1`, [acct]);
     for (const r of rows) expect(validate(r.data), ajv.errorsText(validate.errors)).toBe(true);
     expect(new Set(rows.map((r) => r.data.chain))).toEqual(new Set(['', 'arbitrum', 'polygon']));
     expect(rows.find((r) => r.data.entry_id === move.id && r.data.chain === 'arbitrum')?.data).toMatchObject({ total_balance: '40.000000', ledger_account_id: arb });

@@ -218,7 +218,7 @@ describe('bridge transfers', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     const validators = new Map(EVENT_CATALOG.map((e) => [e.type, ajv.compile(e.data_schema)]));
-    const ev = await getPool().query<{ type: string; data: any }>(`SELECT type, data FROM outbox_events WHERE aggregate_id IN ($1, $2) ORDER BY occurred_at`, [created.bridge_tx_id, acct]);
+    const ev = await getPool().query<{ type: string; data: any }>(`SELECT type, data FROM platform_events WHERE aggregate_id IN ($1, $2) ORDER BY occurred_at`, [created.bridge_tx_id, acct]);
     for (const e of ev.rows) {
       const v = validators.get(e.type)!;
       expect(v(e.data), `${e.type}: ${ajv.errorsText(v.errors)}`).toBe(true);
@@ -324,7 +324,7 @@ describe('bridge transfers', () => {
       expect(await books(acct, 'USDC')).toEqual({ home: { total: '300.000000', available: '300.000000', reserved: '0.000000' } });
       const { rows } = await getPool().query(`SELECT reservation_entry_id FROM bridge_transfers WHERE id = $1`, [created.bridge_tx_id]);
       expect((await getEntry(rows[0].reservation_entry_id))!.status).toBe('voided');
-      const ev = await getPool().query(`SELECT type, data FROM outbox_events WHERE aggregate_id = $1 AND type = 'bridge.failed'`, [created.bridge_tx_id]);
+      const ev = await getPool().query(`SELECT type, data FROM platform_events WHERE aggregate_id = $1 AND type = 'bridge.failed'`, [created.bridge_tx_id]);
       expect(ev.rows[0].data).toMatchObject({ failure_code: code, compensation: 'voided' });
       await expectBalancedLedger();
     });

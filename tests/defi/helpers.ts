@@ -59,7 +59,7 @@ export async function swapEvents(): Promise<Array<Record<string, unknown>>> {
   const info = eventTypeInfo('swap.completed')!;
   expect(info.produced).toBe(true);
   const validate = ajv.compile(info.data_schema);
-  const { rows } = await getPool().query<{ data: Record<string, unknown> }>(`SELECT data FROM outbox_events WHERE type = 'swap.completed' ORDER BY occurred_at`);
+  const { rows } = await getPool().query<{ data: Record<string, unknown> }>(`SELECT data FROM platform_events WHERE type = 'swap.completed' ORDER BY occurred_at`);
   for (const r of rows) expect(validate(r.data), ajv.errorsText(validate.errors)).toBe(true);
   return rows.map((r) => r.data);
 }
@@ -86,7 +86,7 @@ export async function catalogEvents(type: string, aggregateId?: string): Promise
   expect(info.produced).toBe(true);
   const validate = ajv.compile(info.data_schema);
   const { rows } = await getPool().query<{ data: Record<string, unknown> }>(
-    'SELECT data FROM outbox_events WHERE type = $1 AND ($2::text IS NULL OR aggregate_id = $2) ORDER BY occurred_at',
+    'SELECT data FROM platform_events WHERE type = $1 AND ($2::text IS NULL OR aggregate_id = $2) ORDER BY occurred_at',
     [type, aggregateId ?? null],
   );
   for (const r of rows) expect(validate(r.data), ajv.errorsText(validate.errors)).toBe(true);

@@ -53,7 +53,7 @@ async function positionEvents(type: 'position.opened' | 'position.closed') {
   const info = eventTypeInfo(type)!;
   expect(info.produced).toBe(true);
   const validate = ajv.compile(info.data_schema);
-  const { rows } = await getPool().query<{ data: Record<string, unknown> }>('SELECT data FROM outbox_events WHERE type = $1 ORDER BY occurred_at', [type]);
+  const { rows } = await getPool().query<{ data: Record<string, unknown> }>('SELECT data FROM platform_events WHERE type = $1 ORDER BY occurred_at', [type]);
   for (const r of rows) expect(validate(r.data), ajv.errorsText(validate.errors)).toBe(true);
   return rows.map((r) => r.data);
 }

@@ -68,7 +68,7 @@ async function events(type: string, schema: Record<string, unknown>): Promise<Ar
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
   const validate = ajv.compile(schema);
-  const { rows } = await getPool().query<{ data: Record<string, unknown> }>(`SELECT data FROM outbox_events WHERE type = $1 AND data->>'position_type' = 'staking' ORDER BY occurred_at`, [type]);
+  const { rows } = await getPool().query<{ data: Record<string, unknown> }>(`SELECT data FROM platform_events WHERE type = $1 AND data->>'position_type' = 'staking' ORDER BY occurred_at`, [type]);
   for (const r of rows) expect(validate(r.data), ajv.errorsText(validate.errors)).toBe(true);
   return rows.map((r) => r.data);
 }

@@ -20,7 +20,7 @@ export interface EventRow {
 /** Outbox rows of a type (optionally filtered), each checked against its catalog schema and marked produced. */
 export async function outbox(type: string, where: { userId?: string; aggregateId?: string } = {}): Promise<EventRow[]> {
   const { rows } = await getPool().query<EventRow>(
-    `SELECT id, type, environment, user_id, aggregate_id, data FROM outbox_events
+    `SELECT id, type, environment, user_id, aggregate_id, data FROM platform_events
       WHERE type = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR aggregate_id = $3) ORDER BY occurred_at, id`,
     [type, where.userId ?? null, where.aggregateId ?? null],
   );

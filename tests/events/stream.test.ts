@@ -106,7 +106,7 @@ describe('the outbox relay', () => {
       await c.query('BEGIN');
       await c.query('SELECT pg_advisory_xact_lock(7240001)');
       await write(1);
-      expect(await relayOnce()).toEqual({ published: 0, standby: true });
+      expect(await relayOnce()).toEqual({ published: 0, messages: 0, standby: true });
     } finally {
       await c.query('ROLLBACK');
       c.release();
@@ -174,6 +174,26 @@ describe('durable consumers', () => {
     let r = await consumeOnce(spec);
     while (r.received > 0) r = await consumeOnce(spec);
     expect((await processed(spec.name)).find((x) => x.event_id === id)?.n).toBe('1');
+  });
+
+
+  it('the webhook dispatcher makes one delivery per endpoint for an event it receives twice', async () => {
+    process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
+    process.env.WEBHOOK_ALLOW_HTTP = 'true';
+    const hook = await t.app.inject({ method: 'POST', url: '/api/v2/webhooks', headers: t.headers, payload: { url: 'http://127.0.0.1:9/hook', events: ['account.updated'] } });
+    expect(hook.statusCode, hook.body).toBe(201);
+    await dispatchOnce();
+    const [id] = await writeOutboxEvents(getPool(), [
+      { type: 'account.updated', environment: 'sandbox', userId: t.user.userId, aggregateType: 'account', aggregateId: 'acct_x', data: { account_id: 'acct_x' } },
+    ]);
+    await relayAll();
+    const h = await eventStream();
+    const { rows } = await getPool().query<OutboxRow>(`SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at, seq FROM outbox_events WHERE id = $1`, [id]);
+    await h.js.publish(subjectFor(h.settings, 'sandbox', 'account.updated'), JSON.stringify(messageBody(rows[0])), { msgID: `${id}-again` });
+    const first = await dispatchOnce();
+    expect(first.deliveries).toBe(1);
+    const { rows: deliveries } = await getPool().query(`SELECT id FROM webhook_deliveries WHERE event_id = $1`, [id]);
+    expect(deliveries).toHaveLength(1);
   });
 });
 

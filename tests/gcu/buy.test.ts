@@ -146,7 +146,7 @@ describe('buying GCU', () => {
     addFormats(ajv);
     for (const type of ['basket.buy.completed', 'basket.buy.failed']) {
       const validate = ajv.compile(EVENT_CATALOG.find((e) => e.type === type)!.data_schema);
-      const { rows } = await getPool().query<{ data: unknown }>('SELECT data FROM outbox_events WHERE type = $1', [type]);
+      const { rows } = await getPool().query<{ data: unknown }>('SELECT data FROM platform_events WHERE type = $1', [type]);
       expect(rows.length).toBeGreaterThan(0);
       for (const r of rows) expect(validate(r.data), JSON.stringify(validate.errors)).toBe(true);
     }

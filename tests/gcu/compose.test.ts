@@ -233,7 +233,7 @@ describe('compose and decompose', () => {
     for (const type of ['basket.composed', 'basket.decomposed']) {
       const schema = EVENT_CATALOG.find((e) => e.type === type)!.data_schema;
       const validate = ajv.compile(schema);
-      const { rows } = await getPool().query<{ data: unknown }>('SELECT data FROM outbox_events WHERE type = $1', [type]);
+      const { rows } = await getPool().query<{ data: unknown }>('SELECT data FROM platform_events WHERE type = $1', [type]);
       expect(rows.length).toBeGreaterThan(0);
       for (const r of rows) expect(validate(r.data), JSON.stringify(validate.errors)).toBe(true);
     }

@@ -68,7 +68,7 @@ describe('closing and executing', () => {
     await expect(executeProposal(id, { idempotencyKey: 'test:defeated' })).rejects.toMatchObject({ code: 'PROPOSAL_NOT_SUCCEEDED' });
     expect(await getBasket('GCU', 'sandbox')).toEqual(before);
     expect(await rebalanceEntries()).toBe(entries);
-    const { rows } = await getPool().query(`SELECT data FROM outbox_events WHERE type = 'governance.proposal.closed' AND aggregate_id = $1`, [id]);
+    const { rows } = await getPool().query(`SELECT data FROM platform_events WHERE type = 'governance.proposal.closed' AND aggregate_id = $1`, [id]);
     expect(rows[0].data).toMatchObject({ status: 'defeated', outcome: 'quorum_not_met', eligible_power: '210' });
   });
 
@@ -112,7 +112,7 @@ describe('closing and executing', () => {
     expect(new D(revision.rows[0].value).eq(valueBefore)).toBe(true);
 
     // basket.rebalanced validates against its catalog schema and says what happened.
-    const { rows } = await getPool().query(`SELECT data FROM outbox_events WHERE type = 'basket.rebalanced'`);
+    const { rows } = await getPool().query(`SELECT data FROM platform_events WHERE type = 'basket.rebalanced'`);
     expect(rows).toHaveLength(1);
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);

@@ -24,7 +24,7 @@ afterAll(async () => {
 const get = (id: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: `/api/v2/gcu/voting/proposals/${id}`, headers });
 const votesOn = async (id: string) => (await getPool().query('SELECT count(*)::int AS n FROM governance_votes WHERE proposal_id = $1', [id])).rows[0].n as number;
 const castEvents = async (id: string) =>
-  (await getPool().query(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'governance.vote.cast' AND aggregate_id = $1`, [id])).rows[0].n as number;
+  (await getPool().query(`SELECT count(*)::int AS n FROM platform_events WHERE type = 'governance.vote.cast' AND aggregate_id = $1`, [id])).rows[0].n as number;
 
 /** A proposal that is active now (opened directly, as its workflow does at voting_starts_at). */
 async function activeProposal(body: Record<string, unknown> = {}) {
@@ -152,7 +152,7 @@ describe('votes', () => {
     expect(bare.json().data).toMatchObject({ status: 'canceled', cancel_reason: null });
 
     for (const id of [p.id, upcoming.id, closed.id, canceled.id]) expect(await votesOn(id)).toBe(0);
-    expect((await getPool().query(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'governance.vote.cast' AND user_id = $1`, [erin.userId])).rows[0].n).toBe(0);
+    expect((await getPool().query(`SELECT count(*)::int AS n FROM platform_events WHERE type = 'governance.vote.cast' AND user_id = $1`, [erin.userId])).rows[0].n).toBe(0);
   });
 });
 

@@ -84,7 +84,7 @@ describe('the proposal workflow on the time-skipping server', () => {
     expect(done.executionKey).toBe(`wf:${p.workflowId}:execute`);
     expect((await getBasket('GCU', 'sandbox')).version).toBe(versionBefore + 1);
     await expectReserveInvariant('sandbox');
-    const events = await getPool().query<{ type: string }>(`SELECT type FROM outbox_events WHERE aggregate_id IN ($1, 'GCU') AND type LIKE ANY (ARRAY['governance.%', 'basket.rebalanced']) ORDER BY occurred_at`, [p.id]);
+    const events = await getPool().query<{ type: string }>(`SELECT type FROM platform_events WHERE aggregate_id IN ($1, 'GCU') AND type LIKE ANY (ARRAY['governance.%', 'basket.rebalanced']) ORDER BY occurred_at`, [p.id]);
     expect(events.rows.map((r) => r.type)).toEqual([
       'governance.proposal.created', 'governance.proposal.opened', 'governance.vote.cast', 'governance.proposal.closed', 'basket.rebalanced', 'governance.proposal.executed',
     ]);

@@ -54,7 +54,7 @@ describe('sanctions screening of Interledger receivers', () => {
     expect(await balance(t, t.headers, acct)).toMatchObject({ reserved_balance: '50.00' });
     expect((await inject('POST', `/api/v2/regtech/holds/${hold.id}/release`, operator.headers, {})).statusCode).toBe(200);
     expect((await settle(payment)).status).toBe('completed');
-    const { rows } = await getPool().query(`SELECT type FROM outbox_events WHERE aggregate_id = $1 ORDER BY occurred_at, id`, [payment.id]);
+    const { rows } = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1 ORDER BY occurred_at, id`, [payment.id]);
     expect(rows.map((r) => r.type)).toEqual(expect.arrayContaining(['interledger.payment_screened', 'interledger.payment_held', 'interledger.payment_released', 'interledger.payment_completed']));
   });
 
@@ -72,7 +72,7 @@ describe('sanctions screening of Interledger receivers', () => {
     expect((await settle(named.payment)).status).toBe('completed');
     const unnamed = await pay('$wallet.example');
     expect((await settle(unnamed.payment)).status).toBe('completed');
-    const { rows } = await getPool().query(`SELECT aggregate_id, data FROM outbox_events WHERE type = 'interledger.payment_screened' AND aggregate_id = ANY($1)`, [[named.payment.id, unnamed.payment.id]]);
+    const { rows } = await getPool().query(`SELECT aggregate_id, data FROM platform_events WHERE type = 'interledger.payment_screened' AND aggregate_id = ANY($1)`, [[named.payment.id, unnamed.payment.id]]);
     const by = Object.fromEntries(rows.map((r) => [r.aggregate_id, r.data]));
     expect(by[named.payment.id]).toMatchObject({ receiver_name: 'Alice', sanctions_hit: false });
     expect(by[unnamed.payment.id]).toMatchObject({ receiver_name: null, sanctions_hit: false });

@@ -29,7 +29,7 @@ async function expectAccountError(p: Promise<unknown>, code: string) {
 
 async function events(accountId: string) {
   const { rows } = await getPool().query<{ type: string }>(
-    `SELECT type FROM outbox_events WHERE aggregate_type = 'account' AND aggregate_id = $1 AND type <> 'account.balance_updated' ORDER BY occurred_at, id`,
+    `SELECT type FROM platform_events WHERE aggregate_type = 'account' AND aggregate_id = $1 AND type <> 'account.balance_updated' ORDER BY occurred_at, id`,
     [accountId],
   );
   return rows.map((r) => r.type);
@@ -155,7 +155,7 @@ describe('customer accounts', () => {
     await expectAccountError(freezeAccount(a.account.id), 'ACCOUNT_CLOSED');
     await expectAccountError(unfreezeAccount(a.account.id), 'ACCOUNT_CLOSED');
     expect(await events(a.account.id)).toEqual(['account.created', 'account.closed']);
-    const { rows } = await getPool().query(`SELECT data FROM outbox_events WHERE aggregate_id = $1 AND type = 'account.closed'`, [a.account.id]);
+    const { rows } = await getPool().query(`SELECT data FROM platform_events WHERE aggregate_id = $1 AND type = 'account.closed'`, [a.account.id]);
     expect(rows[0].data).toMatchObject({ account: { uuid: a.account.id, status: 'closed' }, reason: 'customer request' });
   });
 });

@@ -162,7 +162,7 @@ describe('posting entries', () => {
     await deposit(a.la, 'USD', '30');
     const e = await transfer(a.la, b.la, '12.34', { reference: 'evt-test' });
     const { rows } = await getPool().query<{ type: string; user_id: string; aggregate_id: string; data: Record<string, string> }>(
-      `SELECT type, user_id, aggregate_id, data FROM outbox_events WHERE data->>'entry_id' = $1 ORDER BY type, aggregate_id`,
+      `SELECT type, user_id, aggregate_id, data FROM platform_events WHERE data->>'entry_id' = $1 ORDER BY type, aggregate_id`,
       [e.id],
     );
     expect(rows.map((r) => r.type).sort()).toEqual([
@@ -175,9 +175,9 @@ describe('posting entries', () => {
     const bal = rows.find((r) => r.type === 'account.balance_updated' && r.aggregate_id === b.account.id)!;
     expect(bal.data).toMatchObject({ available_balance: '12.34', total_balance: '12.34', reserved_balance: '0.00' });
     // A refused posting leaves no events behind.
-    const before = await getPool().query(`SELECT count(*)::int AS n FROM outbox_events`);
+    const before = await getPool().query(`SELECT count(*)::int AS n FROM platform_events`);
     await expectLedgerError(transfer(a.la, b.la, '1000'), 'INSUFFICIENT_FUNDS');
-    const after = await getPool().query(`SELECT count(*)::int AS n FROM outbox_events`);
+    const after = await getPool().query(`SELECT count(*)::int AS n FROM platform_events`);
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 });

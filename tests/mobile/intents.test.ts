@@ -120,7 +120,7 @@ describe('payment intents', () => {
     const done = await settle(created.id);
     expect(done).toMatchObject({ status: 'expired' });
     expect(done.expired_at).not.toBeNull();
-    const { rows } = await getPool().query(`SELECT type FROM outbox_events WHERE aggregate_id = $1 ORDER BY occurred_at, id`, [created.id]);
+    const { rows } = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1 ORDER BY occurred_at, id`, [created.id]);
     expect(rows.map((r) => r.type)).toEqual(['payment_intent.created', 'payment_intent.expired']);
     expect((await call('POST', `/api/v2/mobile/payments/intents/${created.id}/confirm`, {})).statusCode).toBe(409);
 

@@ -203,7 +203,7 @@ describe('SCA: decoupled', () => {
     const a = start.json().data;
     expect(a).toMatchObject({ scaApproach: 'DECOUPLED', scaStatus: 'started', psuMessage: expect.any(String) });
     expect(a._links.scaRedirect).toBeUndefined();
-    const { rows } = await getPool().query("SELECT user_id, data FROM outbox_events WHERE type = 'open_banking.sca_requested' AND aggregate_id = $1", [a.authorisationId]);
+    const { rows } = await getPool().query("SELECT user_id, data FROM platform_events WHERE type = 'open_banking.sca_requested' AND aggregate_id = $1", [a.authorisationId]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ user_id: t.user.userId, data: { authorisation_id: a.authorisationId, tpp_name: 'Account Insight Ltd', subject_kind: 'consent' } });
     const stranger = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(other), payload: { decision: 'approve' } });

@@ -77,7 +77,7 @@ describe('partner onboarding and credentials', () => {
     expect(me.json().data.api_credentials).toBeUndefined();
     // The sandbox key made a successful call: the checklist says so.
     expect(me.json().data.onboarding_checklist.sandbox_tested).toBe(true);
-    const ev = await getPool().query(`SELECT type FROM outbox_events WHERE aggregate_id = $1`, [p.partner_id]);
+    const ev = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1`, [p.partner_id]);
     expect(ev.rows.map((r) => r.type)).toContain('partner.onboarded');
   });
 

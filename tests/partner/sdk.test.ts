@@ -270,7 +270,7 @@ describe('a generation through the workflow', () => {
       expect(r.headers['x-checksum-sha256']).toBe(p.sha256);
     }
 
-    const { rows: events } = await getPool().query<{ data: any; aggregate_id: string; user_id: string }>(`SELECT data, aggregate_id, user_id FROM outbox_events WHERE type = 'sdk.generated'`);
+    const { rows: events } = await getPool().query<{ data: any; aggregate_id: string; user_id: string }>(`SELECT data, aggregate_id, user_id FROM platform_events WHERE type = 'sdk.generated'`);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ aggregate_id: first.generation_id, user_id: t.user.userId });
     expect(events[0].data).toMatchObject({ generation_id: first.generation_id, partner_id: 'ptn_test', cached: false, modules: ['accounts'] });
@@ -325,7 +325,7 @@ describe('a generation through the workflow', () => {
     expect(timings.sort((a, b) => a - b)[2]).toBeLessThanOrEqual(100);
     const { rows } = await getPool().query('SELECT workflow_id, status FROM sdk_generations WHERE id = $1', [again!.generation_id]);
     expect(rows[0]).toEqual({ workflow_id: null, status: 'completed' });
-    const { rows: events } = await getPool().query(`SELECT data FROM outbox_events WHERE type = 'sdk.generated' AND aggregate_id = $1`, [again!.generation_id]);
+    const { rows: events } = await getPool().query(`SELECT data FROM platform_events WHERE type = 'sdk.generated' AND aggregate_id = $1`, [again!.generation_id]);
     expect(events[0].data.cached).toBe(true);
   });
 
@@ -366,7 +366,7 @@ describe('a generation through the workflow', () => {
       expect(failed.status).toBe('failed');
       expect(failed.error?.code).toBe('SDK_GENERATOR_UNAVAILABLE');
       expect(failed.packages).toEqual([]);
-      const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'sdk.generated' AND aggregate_id = $1`, [failed.generation_id]);
+      const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM platform_events WHERE type = 'sdk.generated' AND aggregate_id = $1`, [failed.generation_id]);
       expect(rows[0].n).toBe(0);
     } finally {
       if (before === undefined) delete process.env.SDK_PYTHON;

@@ -13,7 +13,7 @@ export async function checkOutboxAgainstCatalog(domains: string[]): Promise<{ pr
   const byType = new Map(EVENT_CATALOG.map((e) => [e.type, e]));
   const validators = new Map<string, ReturnType<typeof ajv.compile>>();
   const { rows } = await getPool().query<{ type: string; data: unknown }>(
-    `SELECT type, data FROM outbox_events WHERE split_part(type, '.', 1) = ANY($1::text[]) ORDER BY occurred_at`,
+    `SELECT type, data FROM platform_events WHERE split_part(type, '.', 1) = ANY($1::text[]) ORDER BY occurred_at`,
     [domains],
   );
   const problems: string[] = [];

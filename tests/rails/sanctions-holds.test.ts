@@ -89,7 +89,7 @@ describe('sanctions holds on outgoing rail payments', () => {
     expect(done.status).toBe('completed');
     const { rows } = await getPool().query(`SELECT status FROM rail_payment_events WHERE payment_id = $1 ORDER BY seq`, [p.id]);
     expect(rows.map((r) => r.status)).toEqual(expect.arrayContaining(['screened', 'held', 'released', 'submitted']));
-    const ev = await getPool().query(`SELECT data FROM outbox_events WHERE type = 'compliance.violation.detected' AND aggregate_id = $1`, [hold.id]);
+    const ev = await getPool().query(`SELECT data FROM platform_events WHERE type = 'compliance.violation.detected' AND aggregate_id = $1`, [hold.id]);
     expect(ev.rows).toHaveLength(1);
     expect(ev.rows[0].data).toMatchObject({ framework: 'sanctions', code: 'SANCTIONS_HIT', hold_id: hold.id, subject_id: p.id, party: 'creditor' });
   });

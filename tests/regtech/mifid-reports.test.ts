@@ -43,7 +43,7 @@ const report = (body: Record<string, unknown>, headers: Headers = t.headers) => 
 const submit = (id: string, headers: Headers = t.headers) => post(`${REPORTS}/${id}/submit`, {}, headers);
 const count = async (table: string) => (await getPool().query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
 const events = async (type: string, aggregateId?: string) =>
-  (await getPool().query<{ data: Record<string, any> }>('SELECT data FROM outbox_events WHERE type = $1 AND ($2::text IS NULL OR aggregate_id = $2) ORDER BY occurred_at', [type, aggregateId ?? null])).rows.map((r) => r.data);
+  (await getPool().query<{ data: Record<string, any> }>('SELECT data FROM platform_events WHERE type = $1 AND ($2::text IS NULL OR aggregate_id = $2) ORDER BY occurred_at', [type, aggregateId ?? null])).rows.map((r) => r.data);
 
 /** A completed GCU buy of the caller's (a real buy through its workflow), by id. */
 async function gcuBuy(headers: Headers, amount: string): Promise<string> {

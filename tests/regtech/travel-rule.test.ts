@@ -88,7 +88,7 @@ describe('sanctions screening inside the check', () => {
     expect(r.json().data).toMatchObject({ is_compliant: false, risk_level: 'high', sanctions_screening: { originator_cleared: true, beneficiary_cleared: false } });
     expect(codes(r)).toContain('SANCTIONS_HIT');
     expect(r.json().data.recommendations.join(' ')).toMatch(/hold the transfer/);
-    const { rows } = await getPool().query<{ data: any }>(`SELECT data FROM outbox_events WHERE type = 'compliance.violation.detected'`);
+    const { rows } = await getPool().query<{ data: any }>(`SELECT data FROM platform_events WHERE type = 'compliance.violation.detected'`);
     expect(rows.at(-1)!.data).toMatchObject({ framework: 'travel_rule', check_id: r.json().data.check_id, party: 'beneficiary', code: 'SANCTIONS_HIT' });
     expect(rows.at(-1)!.data.matches[0]).toMatchObject({ entry_id: 1572 });
     // The failing check does not hide the earlier passing one; the newest passing check is what a workflow reads.
@@ -102,7 +102,7 @@ describe('sanctions screening inside the check', () => {
       const info = EVENT_CATALOG.find((e) => e.type === type)!;
       expect(info.produced).toBe(true);
       const validate = ajv.compile(info.data_schema);
-      const { rows } = await getPool().query<{ data: unknown }>('SELECT data FROM outbox_events WHERE type = $1', [type]);
+      const { rows } = await getPool().query<{ data: unknown }>('SELECT data FROM platform_events WHERE type = $1', [type]);
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(validate(row.data), JSON.stringify(validate.errors)).toBe(true);
     }

@@ -82,7 +82,7 @@ describe('worker crash', () => {
     const entries = await getPool().query(`SELECT id, status FROM journal_entries WHERE idempotency_key LIKE $1`, [`wf:transfer-${id}:%`]);
     expect(entries.rows).toHaveLength(1);
     expect(entries.rows[0].status).toBe('posted');
-    const completed = await getPool().query(`SELECT count(*)::int AS n FROM outbox_events WHERE aggregate_id = $1 AND type = 'transfer.completed'`, [id]);
+    const completed = await getPool().query(`SELECT count(*)::int AS n FROM platform_events WHERE aggregate_id = $1 AND type = 'transfer.completed'`, [id]);
     expect(completed.rows[0].n).toBe(1);
   });
 });

@@ -117,14 +117,14 @@ describe('immediate transfers posted together', () => {
     const db = getPool();
     const rows = await db.query<{ id: string; status: string; posted: boolean; events: number }>(
       `SELECT t.id, t.status, (SELECT status = 'posted' FROM journal_entries WHERE id = t.entry_id) AS posted,
-              (SELECT count(*)::int FROM outbox_events WHERE aggregate_type = 'transfer' AND aggregate_id = t.id) AS events
+              (SELECT count(*)::int FROM platform_events WHERE aggregate_type = 'transfer' AND aggregate_id = t.id) AS events
          FROM transfers t WHERE t.from_account_id = $1`,
       [from],
     );
     expect(rows.rows.map((r) => r.id).sort()).toEqual(ok.map((d) => d.uuid).sort());
     for (const r of rows.rows) expect(r).toMatchObject({ status: 'completed', posted: true, events: 2 });
     const orphans = await db.query(
-      `SELECT 1 FROM outbox_events WHERE aggregate_type = 'transfer' AND data->>'from_account' = $1 AND aggregate_id <> ALL ($2::text[])`,
+      `SELECT 1 FROM platform_events WHERE aggregate_type = 'transfer' AND data->>'from_account' = $1 AND aggregate_id <> ALL ($2::text[])`,
       [from, ok.map((d) => d.uuid)],
     );
     expect(orphans.rows).toEqual([]);
@@ -181,7 +181,7 @@ describe('a batch written set-wise', () => {
       [item.id],
     );
     const events = await db.query(
-      `SELECT type, aggregate_type, aggregate_id, user_id, data FROM outbox_events
+      `SELECT type, aggregate_type, aggregate_id, user_id, data FROM platform_events
         WHERE aggregate_id = $1 OR data->>'entry_id' = $2 OR aggregate_id IN (SELECT id FROM ledger_lines WHERE entry_id = $2)`,
       [item.id, item.entry_id],
     );

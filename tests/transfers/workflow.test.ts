@@ -24,7 +24,7 @@ const transfer = (payload: Record<string, unknown>, headers = t.headers) =>
   t.app.inject({ method: 'POST', url: '/api/v2/transfers', headers, payload });
 
 async function events(aggregateId: string) {
-  const { rows } = await getPool().query(`SELECT type, data FROM outbox_events WHERE aggregate_id = $1 ORDER BY occurred_at, id`, [aggregateId]);
+  const { rows } = await getPool().query(`SELECT type, data FROM platform_events WHERE aggregate_id = $1 ORDER BY occurred_at, id`, [aggregateId]);
   return rows as Array<{ type: string; data: Record<string, unknown> }>;
 }
 

@@ -104,7 +104,7 @@ describe('event catalog', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     const validators = new Map(EVENT_CATALOG.map((e) => [e.type, ajv.compile(e.data_schema)]));
-    const { rows } = await getPool().query<{ type: string; data: unknown }>('SELECT type, data FROM outbox_events');
+    const { rows } = await getPool().query<{ type: string; data: unknown }>('SELECT type, data FROM platform_events');
     const seen = new Set<string>();
     const bad: string[] = [];
     for (const row of rows) {
@@ -249,7 +249,7 @@ describe('deliveries', () => {
     await openAccount(owner.headers, '25.00');
     const created = await dispatch();
     const { rows: events } = await getPool().query<{ id: string; type: string; data: unknown; occurred_at: Date; published_at: Date | null }>(
-      `SELECT id, type, data, occurred_at, published_at FROM outbox_events WHERE user_id = $1 ORDER BY occurred_at, id`,
+      `SELECT id, type, data, occurred_at, published_at FROM platform_events WHERE user_id = $1 ORDER BY occurred_at, id`,
       [owner.userId],
     );
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['account.created', 'transaction.created', 'transaction.completed', 'account.balance_updated']));

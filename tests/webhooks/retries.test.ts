@@ -155,7 +155,7 @@ describe('delivery retries (time-skipping)', () => {
     const hook = await getPool().query('SELECT active, disabled_at, disabled_reason, consecutive_failures FROM webhooks WHERE id = $1', [webhook.id]);
     expect(hook.rows[0]).toMatchObject({ active: false, consecutive_failures: 2 });
     expect(hook.rows[0].disabled_reason).toMatch(/2 consecutive deliveries failed/);
-    const ev = await getPool().query(`SELECT type, user_id, data FROM outbox_events WHERE type = 'system.status_change' AND user_id = $1`, [user.userId]);
+    const ev = await getPool().query(`SELECT type, user_id, data FROM platform_events WHERE type = 'system.status_change' AND user_id = $1`, [user.userId]);
     expect(ev.rows).toHaveLength(1);
     expect(ev.rows[0].data).toMatchObject({ resource: 'webhook', resource_id: webhook.id, status: 'disabled', previous_status: 'active' });
 
