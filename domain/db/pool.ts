@@ -65,6 +65,10 @@ export function getPool(): pg.Pool {
     pool = new Pool({ connectionString: cfg.databaseUrl, max: cfg.dbPoolMax, idleTimeoutMillis: 30_000 }) as unknown as pg.Pool;
     // An idle client's error (server restart) must not crash the process.
     pool.on('error', () => undefined);
+    // Nor may a checked-out one's: a connection killed while a transaction holds it idle (an
+    // administrator's pg_terminate_backend, a failover) emits 'error' before any query is sent. The
+    // transaction's next query rejects instead, and the release drops the connection.
+    pool.on('connect', (client) => client.on('error', () => undefined));
   }
   return pool;
 }

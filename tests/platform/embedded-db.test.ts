@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { buildApp } from '../../api/app';
 import { migrate } from '../../domain/db/migrate';
-import { closePool, getPool } from '../../domain/db/pool';
+import { closePool, getPool, withTransaction } from '../../domain/db/pool';
 import { closePrisma } from '../../domain/db/prisma';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../domain/platform/embedded-db';
 import { MemoryRateLimiter } from '../../domain/platform/rate-limiter';
@@ -186,6 +186,29 @@ describe('plain PostgreSQL pool', () => {
     await lost;
     expect((await getPool().query(named(2))).rows).toEqual([{ x: 2 }]);
     expect(await pid()).not.toBe(killed);
+  });
+
+  it('a connection killed while a transaction holds it idle fails that transaction, not the process', async () => {
+    const uncaught: unknown[] = [];
+    const record = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', record);
+    try {
+      const outcome = await withTransaction(async (c) => {
+        const p = Number((await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+        await terminate(p);
+        // Idle in transaction when it dies: the client hears it as an 'error' event before any query.
+        await new Promise((r) => setTimeout(r, 300));
+        await c.query('SELECT 1');
+      }).then(
+        () => 'committed',
+        (err: unknown) => err,
+      );
+      expect(outcome).not.toBe('committed');
+      expect(uncaught).toEqual([]);
+      expect((await getPool().query(named(4))).rows).toEqual([{ x: 4 }]);
+    } finally {
+      process.off('uncaughtException', record);
+    }
   });
 
   it('replaces a connection killed in the middle of a query', async () => {
