@@ -73,13 +73,18 @@ export interface BatchResult {
   duplicates: number;
 }
 
+/** How long a delivered message may stay unacknowledged before the broker delivers it again. */
+export function ackWaitMs(): number {
+  return Math.max(1, Number.parseInt(process.env.EVENTS_ACK_WAIT_SECONDS ?? '30', 10) || 30) * 1000;
+}
+
 const consumerConfig = (spec: ConsumerSpec<unknown>, prefix: string): Partial<ConsumerConfig> => ({
   durable_name: spec.name,
   description: spec.description,
   ack_policy: AckPolicy.Explicit,
   deliver_policy: DeliverPolicy.All,
   // A message unacknowledged this long (its consumer crashed) is delivered again.
-  ack_wait: Math.max(1, Number.parseInt(process.env.EVENTS_ACK_WAIT_SECONDS ?? '30', 10) || 30) * 1000 * NANOS_PER_MS,
+  ack_wait: ackWaitMs() * NANOS_PER_MS,
   max_ack_pending: 5_000,
   ...(spec.filter ? { filter_subjects: spec.filter(prefix) } : {}),
 });
@@ -202,8 +207,16 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
         const messages = await consumer.consume({ max_messages: batchSize * 2 });
         closeMessages = () => void messages.close();
         const buffer: JsMsg[] = [];
+        let inFlight: JsMsg[] = [];
         let arrived: (() => void) | undefined;
         let ended = false;
+        // A live consumer says it is still working on what it holds (waiting in the buffer or in the
+        // batch being processed): only a dead one's messages reach the ack wait and are redelivered.
+        const heartbeat = setInterval(() => {
+          for (const m of buffer) m.working();
+          for (const m of inFlight) m.working();
+        }, Math.max(500, Math.floor(ackWaitMs() / 3)));
+        heartbeat.unref();
         const reader = (async () => {
           for await (const m of messages) {
             buffer.push(m);
@@ -213,19 +226,27 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
           ended = true;
           arrived?.();
         });
-        while (!stopped && !(ended && buffer.length === 0)) {
-          if (buffer.length === 0) {
-            await new Promise<void>((res) => {
-              arrived = res;
-              wake = res;
-            });
-            arrived = undefined;
-            continue;
+        try {
+          while (!stopped && !(ended && buffer.length === 0)) {
+            if (buffer.length === 0) {
+              await new Promise<void>((res) => {
+                arrived = res;
+                wake = res;
+              });
+              arrived = undefined;
+              continue;
+            }
+            inFlight = buffer.splice(0, batchSize);
+            await processMessages(spec, inFlight);
+            inFlight = [];
           }
-          await processMessages(spec, buffer.splice(0, batchSize));
+        } finally {
+          clearInterval(heartbeat);
+          // What it still holds goes back at once (the failed batch was nak'ed by processMessages).
+          for (const m of buffer.splice(0)) m.nak();
+          messages.close();
+          await reader.catch(() => undefined);
         }
-        messages.close();
-        await reader.catch(() => undefined);
         if (!stopped) {
           // The iterator ended: the consumer or stream went away (broker restarted without them).
           forgetConsumers();

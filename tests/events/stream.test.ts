@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsMsg } from '@nats-io/jetstream';
 import { getPool } from '../../domain/db/pool';
-import { consumeOnce, ensureConsumer, type ConsumerSpec, type StreamEvent } from '../../domain/events/consumer';
+import { consumeOnce, ensureConsumer, startConsumer, type ConsumerSpec, type StreamEvent } from '../../domain/events/consumer';
 import { dispatchOnce } from '../../domain/events/dispatcher';
 import { writeOutboxEvents } from '../../domain/events/outbox';
 import { dashboardProjector } from '../../domain/events/projector';
@@ -176,6 +176,40 @@ describe('durable consumers', () => {
     expect((await processed(spec.name)).find((x) => x.event_id === id)?.n).toBe('1');
   });
 
+
+  it('a live consumer whose batch takes longer than the ack wait keeps its messages (no redelivery storm)', async () => {
+    const base = recorder(`slow-${Date.now()}`);
+    let batches = 0;
+    const slow: typeof base = {
+      ...base,
+      async handle(c, events) {
+        batches++;
+        // Longer than the 2 s ack wait of this file's consumers.
+        if (batches === 1) await new Promise((r) => setTimeout(r, 4500));
+        return base.handle(c, events);
+      },
+    };
+    const { consumer } = await ensureConsumer(slow);
+    await relayAll();
+    const ids = await write(3);
+    await relayAll();
+    const running = startConsumer(slow);
+    try {
+      for (const end = Date.now() + 15_000; Date.now() < end; ) {
+        const i = await consumer.info();
+        if (i.num_pending === 0 && i.num_ack_pending === 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const i = await consumer.info();
+      expect(i.num_pending + i.num_ack_pending).toBe(0);
+      // Each message delivered once: the consumer's delivery count equals the stream positions it read.
+      expect(i.delivered.consumer_seq).toBe(i.delivered.stream_seq);
+      const rows = await processed(slow.name);
+      expect(ids.map((id) => rows.find((x) => x.event_id === id)?.n)).toEqual(['1', '1', '1']);
+    } finally {
+      await running.stop();
+    }
+  });
 
   it('the webhook dispatcher makes one delivery per endpoint for an event it receives twice', async () => {
     process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
