@@ -1,10 +1,12 @@
 import { listAssets } from '../assets';
 import { voidExpiredPending } from '../ledger';
 import { pruneOutbox } from '../events/relay';
+import { startOrphanedTransferWorkflows } from '../transfers/repair';
 
 /**
  * Housekeeping every worker process runs: pending ledger entries past their timeout void
- * themselves (releasing reserved funds), and published outbox rows and consumer receipts past
+ * themselves (releasing reserved funds), transfers whose workflow never started get it started,
+ * and published outbox rows and consumer receipts past
  * their retention are pruned. Returns a stop function.
  */
 export function startMaintenance(intervalMs = 60_000): () => void {
@@ -14,6 +16,7 @@ export function startMaintenance(intervalMs = 60_000): () => void {
     running = true;
     try {
       await voidExpiredPending({ limit: 500 });
+      await startOrphanedTransferWorkflows();
       await pruneOutbox();
     } catch {
       // The next tick retries; a database outage must not kill the worker.

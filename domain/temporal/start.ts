@@ -30,6 +30,9 @@ export async function startMoneyWorkflow(s: MoneyWorkflowStart): Promise<void> {
     await client.workflow.start(s.workflowType, {
       taskQueue: loadConfig().taskQueue,
       workflowId: s.workflowId,
+      // A money workflow's id runs once, ever: starting it again (a retried request, the repair sweep)
+      // is a no-op whether the first run is still going or long finished.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: s.args,
       typedSearchAttributes: [
         { key: s.idKey ?? SA.transferId, value: s.subject.id },
