@@ -79,7 +79,7 @@ describe('assets and rates', () => {
 
   it('writes outbox events with the helper', async () => {
     const id = await writeOutboxEvent(getPool(), { type: 'account.updated', environment: 'sandbox', aggregateType: 'account', aggregateId: 'acct_x', data: { a: 1 } });
-    const { rows } = await getPool().query(`SELECT * FROM platform_events WHERE id = $1`, [id]);
+    const { rows } = await getPool().query(`SELECT * FROM outbox_events WHERE id = $1`, [id]);
     expect(id).toMatch(/^evt_/);
     expect(rows[0]).toMatchObject({ type: 'account.updated', published_at: null, attempts: 0, data: { a: 1 }, user_id: null });
   });
