@@ -1,6 +1,8 @@
 // `npm run api`: the HTTP API alone, against an existing database and Temporal cluster.
 import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
+import { closeLiveFeed } from '../domain/events/live-feed';
+import { closeEventStream } from '../domain/events/stream';
 import { loadConfig } from '../domain/platform/config';
 import { closeTemporal } from '../domain/temporal/client';
 import { warmCaches } from '../domain/platform/maintenance';
@@ -25,6 +27,8 @@ function reportSealing(r: Awaited<ReturnType<typeof sealPlaintextWebhookSecrets>
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, async () => {
     await app.close();
+    await closeLiveFeed();
+    await closeEventStream();
     await closeTemporal();
     await closePool();
   });

@@ -40,6 +40,9 @@ async function shutdown(code: number): Promise<never> {
   await dispatcher?.stop().catch(() => undefined);
   if (worker && worker.getState() === 'RUNNING') worker.shutdown();
   await workerRun?.catch(() => undefined);
+  // Imported here: nothing may load the event code before NATS_URL is settled at start-up.
+  await (await import('../domain/events/live-feed')).closeLiveFeed().catch(() => undefined);
+  await (await import('../domain/events/stream')).closeEventStream().catch(() => undefined);
   await embeddedNats?.stop().catch(() => undefined);
   await closeTemporal();
   await closePool().catch(() => undefined);
@@ -148,7 +151,7 @@ async function main() {
   dispatcher = startEventDispatcher();
   // Readiness changes (database, Temporal) as system.status_change, as the worker process does.
   stopReadinessWatch = (await import('../domain/platform/readiness-watch')).startReadinessWatch();
-  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll, hourly MiFID II deadline check, daily microfinance provisioning; event dispatcher running`);
+  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll, hourly MiFID II deadline check, daily microfinance provisioning; outbox relay and stream consumers running`);
 
   progress('API');
   const { buildApp } = await import('../api/app');

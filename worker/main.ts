@@ -17,6 +17,7 @@ import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
+import { closeEventStream } from '../domain/events/stream';
 import { sealPlaintextWebhookSecrets } from '../domain/webhooks/secrets';
 import { ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { createWorker } from './index';
@@ -69,7 +70,8 @@ await ensureApiKeyExpirySchedule();
 await ensureLendingWatchSchedule();
 // Readiness changes (database, Temporal) as system.status_change, once per change.
 const stopReadinessWatch = startReadinessWatch();
-// Outbox → webhook deliveries; several workers share the work through SKIP LOCKED.
+// The event path (docs/events.md): the outbox relay (one active at a time across workers) and the
+// durable stream consumers (webhook dispatcher, dashboard projector), shared by every worker.
 const dispatcher = startEventDispatcher();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
 console.log(`worker polling task queue "${cfg.taskQueue}" on ${cfg.temporalAddress || '127.0.0.1:7233'}`);
@@ -77,4 +79,5 @@ await worker.run();
 stopMaintenance();
 stopReadinessWatch();
 await dispatcher.stop();
+await closeEventStream();
 await closePool();
