@@ -5,7 +5,8 @@ import { ApiError } from '../errors';
 
 const RETENTION_HOURS = 24;
 // A request that has held its key this long is presumed dead (crashed process) and may be retried.
-// Handlers pass the key down to the ledger, which is idempotent on it, so a takeover never doubles money.
+// Handlers pass the key down to the operation, which records it in the transaction that moves the
+// money (requestKeyOf) and answers a re-run with what the first run made: a takeover never doubles money.
 const LOCK_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -61,6 +62,21 @@ async function claim(scope: string, key: string, request: FastifyRequest, hash: 
     if (taken.rowCount === 1) return 'claimed';
   }
   return row;
+}
+
+/**
+ * The request's Idempotency-Key as an operation records it (transfers.request_key,
+ * defi_swaps.request_key): the key in the scope the middleware keeps it in (the credential), so a
+ * takeover of a stale key finds the operation its first run made. A hash: fixed length, and the
+ * client's key is not stored beside the money.
+ */
+export function operationRequestKey(scope: string, key: string): string {
+  return `idem:${createHash('sha256').update(`${scope}\u0000${key}`).digest('hex')}`;
+}
+
+/** The claimed Idempotency-Key of this request as an operation records it, or undefined without one. */
+export function requestKeyOf(request: FastifyRequest): string | undefined {
+  return request.idempotencyScope && request.idempotencyKey ? operationRequestKey(request.idempotencyScope, request.idempotencyKey) : undefined;
 }
 
 /**

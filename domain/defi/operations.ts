@@ -5,7 +5,7 @@
  * nothing moved (./workflow.ts) and the caller gets WORKFLOW_UNAVAILABLE.
  */
 import { custodyAddress } from '../chains/custody';
-import { getChain } from '../chains/registry';
+import { findChain, findToken, getChain } from '../chains/registry';
 import { getPool as getDb } from '../db/pool';
 import { DecimalMoney as D } from '../money/amount';
 import type { Environment } from '../platform/environment';
@@ -16,7 +16,7 @@ import { createCrosschainSwap, crosschainSwapLegs, getCrosschainSwap, type Cross
 import { getFlashLoan, validateFlashLoan, type FlashLoan, type FlashLoanOperationInput, type FlashLoanResult } from './flash-loans';
 import { DEX_INFO, DEX_NAMES, listLendingPools, listPools, type DexName, type DexPool, type LendingPool } from './pools';
 import { createSwapQuote, DEFAULT_SLIPPAGE_BPS, getSwapQuote, type QuoteInput, type SwapQuote } from './quotes';
-import { createSwap, getSwap, waitForSubmission, type SandboxOutcome, type Swap } from './swaps';
+import { createSwap, findSwapByRequestKey, getSwap, waitForSubmission, type SandboxOutcome, type Swap } from './swaps';
 import { runFlashLoanWorkflow, startCrosschainSwapWorkflow, startSwapWorkflow } from './workflow';
 
 export interface Caller {
@@ -73,13 +73,47 @@ export interface ExecuteSwapInput extends Caller {
   deadlineMinutes?: number;
   accountId?: string;
   sandboxOutcome?: SandboxOutcome;
+  /** The request's Idempotency-Key as its scope records it (CreateSwapInput.requestKey). */
+  requestKey?: string;
+}
+
+/** 409 IDEMPOTENCY_CONFLICT: the request's key made another swap (the middleware's answer is gone after 24 hours, the swap's key is not). */
+function keyReused(s: Swap): DomainError {
+  return new DomainError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for another swap', undefined, { swap_id: s.id });
+}
+
+/**
+ * A request that ran before (its Idempotency-Key taken over after a crash) gets its first run's
+ * swap as it is now; its workflow is started again if still pending (same id: a running one is left
+ * as it is, one the first run died before starting starts now; a refusal leaves the swap pending).
+ */
+async function replaySwap(s: Swap): Promise<Swap> {
+  if (s.status === 'pending') {
+    await startSwapWorkflow(s, { failOnRefusal: false }).catch(() => {
+      throw new DomainError('WORKFLOW_UNAVAILABLE', 'The swap is recorded but its workflow could not be confirmed. Retry later.');
+    });
+  }
+  return waitForSubmission(s.id);
 }
 
 /**
  * Spends the quote, records the swap, starts its workflow and answers once the transaction is
- * submitted (or the swap failed before): the swap as it is then.
+ * submitted (or the swap failed before): the swap as it is then. With a request key a swap holds
+ * already: that swap (the same quote, else 409 IDEMPOTENCY_CONFLICT).
  */
-export async function executeSwap(input: ExecuteSwapInput): Promise<Swap> {
+export function executeSwap(input: ExecuteSwapInput): Promise<Swap> {
+  return execute(input, (s) => s.quoteId === input.quoteId && s.userId === input.userId && s.environment === input.environment);
+}
+
+/** executeSwap, with what makes a swap found by the request key this request's (else 409). */
+async function execute(input: ExecuteSwapInput, sameRequest: (s: Swap) => boolean): Promise<Swap> {
+  if (input.requestKey) {
+    const known = await findSwapByRequestKey(input.requestKey);
+    if (known) {
+      if (!sameRequest(known)) throw keyReused(known);
+      return replaySwap(known);
+    }
+  }
   const maxGasPriceGwei = input.maxGasPriceGwei === undefined ? null : decimalFromNumber(input.maxGasPriceGwei, '/max_gas_price_gwei', 9);
   const now = new Date();
   let wallet = input.walletAddress;
@@ -101,22 +135,60 @@ export async function executeSwap(input: ExecuteSwapInput): Promise<Swap> {
     deadlineMinutes: input.deadlineMinutes ?? 20,
     accountId,
     sandboxOutcome: input.sandboxOutcome,
+    requestKey: input.requestKey,
     now,
   });
+  if (s.replayed) {
+    // Another run of the same request recorded its swap first.
+    if (!sameRequest(s)) throw keyReused(s);
+    return replaySwap(s);
+  }
   await startSwapWorkflow(s).catch(() => {
     throw new DomainError('WORKFLOW_UNAVAILABLE', 'The swap could not be started; nothing was moved. Retry with a new quote later.');
   });
   return waitForSubmission(s.id);
 }
 
-/** Quotes and executes at once; the answer carries both. */
+/**
+ * Quotes and executes at once; the answer carries both. With a request key a swap holds already
+ * (the request ran before): that swap and its quote, no new quote (a key reused for another pair
+ * or amount: 409 IDEMPOTENCY_CONFLICT).
+ */
 export async function quoteAndExecuteSwap(
   quote: SwapQuoteInput,
-  execute: Omit<ExecuteSwapInput, 'userId' | 'environment' | 'quoteId'>,
+  executeInput: Omit<ExecuteSwapInput, 'userId' | 'environment' | 'quoteId'>,
 ): Promise<{ quote: SwapQuote; swap: Swap }> {
+  const same = (s: Swap) => sameTrade(s, quote);
+  if (executeInput.requestKey) {
+    const known = await findSwapByRequestKey(executeInput.requestKey);
+    if (known) {
+      if (!same(known)) throw keyReused(known);
+      return { quote: (await getSwapQuote(known.quoteId))!, swap: await replaySwap(known) };
+    }
+  }
   const q = await quoteSwap(quote);
-  const swap = await executeSwap({ ...execute, userId: quote.userId, environment: quote.environment, quoteId: q.id });
-  return { quote: q, swap };
+  const swap = await execute({ ...executeInput, userId: quote.userId, environment: quote.environment, quoteId: q.id }, same);
+  // A swap of another run of the same request (recorded while this one quoted) comes with its own quote.
+  return { quote: swap.quoteId === q.id ? q : (await getSwapQuote(swap.quoteId))!, swap };
+}
+
+/** Whether a swap is the trade this quote request asks for (caller, chain, tokens and amount). */
+function sameTrade(s: Swap, quote: SwapQuoteInput): boolean {
+  let sameAmount = false;
+  try {
+    sameAmount = new D(s.amountIn).eq(String(quote.amountIn));
+  } catch {
+    sameAmount = false;
+  }
+  const chain = findChain(quote.chain ?? 'ethereum');
+  return (
+    sameAmount &&
+    s.userId === quote.userId &&
+    s.environment === quote.environment &&
+    chain?.id === s.chain &&
+    findToken(chain.id, quote.tokenIn)?.symbol === s.tokenIn &&
+    findToken(chain.id, quote.tokenOut)?.symbol === s.tokenOut
+  );
 }
 
 /** The caller's swap (404 NOT_FOUND for anyone else's). */

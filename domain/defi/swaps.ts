@@ -52,6 +52,11 @@ export interface Swap extends Outcome {
   settlementEntryId: string | null;
   workflowId: string;
   crosschainSwapId: string | null;
+  /**
+   * Set (not stored) when a request found this swap by its Idempotency-Key instead of making it:
+   * the request ran before, and its first run's swap is the answer.
+   */
+  replayed?: true;
 }
 
 interface Row extends OutcomeRow {
@@ -154,7 +159,19 @@ export interface CreateSwapInput {
   accountId?: string | null;
   sandboxOutcome?: SandboxOutcome | null;
   crosschainSwapId?: string | null;
+  /**
+   * The request's Idempotency-Key as its scope records it (api/plugins/idempotency.ts
+   * operationRequestKey): written with the swap, unique, so a request run again gets the swap its
+   * first run made (replayed) instead of a second one.
+   */
+  requestKey?: string | null;
   now: Date;
+}
+
+/** The swap a request with this key made, if any. */
+export async function findSwapByRequestKey(requestKey: string, c: Queryable = getDb()): Promise<Swap | null> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE s.request_key = $1`, [requestKey]);
+  return rows[0] ? toSwap(rows[0]) : null;
 }
 
 /**
@@ -162,11 +179,15 @@ export interface CreateSwapInput {
  * QUOTE_ALREADY_USED; expired: 422 QUOTE_EXPIRED) and records the swap as pending. The account
  * is the given one or the caller's first with enough of the token on that chain; 422
  * INSUFFICIENT_FUNDS when the account's book cannot pay (the workflow's reservation decides in
- * the end). The caller starts the workflow.
+ * the end). The caller starts the workflow. With a request key a swap already holds: that swap
+ * (replayed), nothing written and the quote left as it is.
  */
 export async function createSwap(input: CreateSwapInput, client?: pg.PoolClient): Promise<Swap> {
-  const run = async (c: pg.PoolClient) => {
+  const run = async (c: pg.PoolClient): Promise<Swap> => {
     const q = await lockSwapQuote(c, input.quoteId);
+    // After the quote's lock: a run of the same request that spent it has committed by now.
+    const known = input.requestKey ? await findSwapByRequestKey(input.requestKey, c) : null;
+    if (known) return { ...known, replayed: true };
     if (!q || q.userId !== input.userId || q.environment !== input.environment) {
       throw new DomainError('QUOTE_NOT_FOUND', `No quote ${input.quoteId} for this caller`, '/quote_id');
     }
@@ -190,8 +211,9 @@ export async function createSwap(input: CreateSwapInput, client?: pg.PoolClient)
     const { rows } = await c.query<Row>(
       WITH_PRECISION(`INSERT INTO defi_swaps (id, environment, user_id, account_id, quote_id, chain, token_in, token_out, asset_in, asset_out, dex, route,
                                 amount_in, expected_output, minimum_output, wallet_address, router_address, sandbox_outcome, max_gas_price_gwei,
-                                deadline_at, status, workflow_id, crosschain_swap_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, 'pending', $21, $22) RETURNING *`),
+                                deadline_at, status, workflow_id, crosschain_swap_id, request_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, 'pending', $21, $22, $23)
+         ON CONFLICT (request_key) WHERE request_key IS NOT NULL DO NOTHING RETURNING *`),
       [
         id,
         input.environment,
@@ -215,8 +237,11 @@ export async function createSwap(input: CreateSwapInput, client?: pg.PoolClient)
         new Date(input.now.getTime() + input.deadlineMinutes * 60_000),
         swapWorkflowId(id),
         input.crosschainSwapId ?? null,
+        input.requestKey ?? null,
       ],
     );
+    // Another run of the same request (with its own quote) committed the key's swap meanwhile.
+    if (!rows[0]) return { ...(await findSwapByRequestKey(input.requestKey!, c))!, replayed: true };
     await c.query('UPDATE defi_swap_quotes SET used_at = $2, swap_id = $3 WHERE id = $1', [q.id, input.now, id]);
     return toSwap(rows[0]);
   };

@@ -8,8 +8,12 @@ import { flashLoanWorkflowId, type FlashLoanRequest, type FlashLoanResult } from
 import { lockSwap, updateSwap, type SandboxOutcome, type Swap } from './swaps';
 import { finishCrosschainSwap, type CrosschainSwap } from './crosschain-swaps';
 
-/** Starts the swap's workflow (id swap-<id>); if Temporal refuses, the swap fails with nothing moved. */
-export async function startSwapWorkflow(s: Swap): Promise<void> {
+/**
+ * Starts the swap's workflow (id swap-<id>); if Temporal refuses, the swap fails with nothing moved,
+ * unless `failOnRefusal` is false (a replayed request, whose workflow may already be running).
+ */
+export async function startSwapWorkflow(s: Swap, opts: { failOnRefusal?: boolean } = {}): Promise<void> {
+  const failOnRefusal = opts.failOnRefusal ?? true;
   await startMoneyWorkflow({
     workflowType: 'swapWorkflow',
     workflowId: s.workflowId,
@@ -17,12 +21,14 @@ export async function startSwapWorkflow(s: Swap): Promise<void> {
     subject: { id: s.id, accountIds: [s.accountId], assetCode: s.assetIn, amount: s.amountIn, environment: s.environment, userId: s.userId },
     idKey: SA.operationId,
     extraSearchAttributes: [{ key: SA.chain, value: s.chain }],
-    onStartFailed: () =>
-      withTransaction(async (c) => {
+    onStartFailed: async () => {
+      if (!failOnRefusal) return;
+      await withTransaction(async (c) => {
         const locked = await lockSwap(c, s.id);
         if (locked.status !== 'pending') return;
         await updateSwap(c, s.id, { status: 'failed', failure_code: 'WORKFLOW_START_FAILED', failure_reason: 'the swap could not be started; nothing was moved', failed_at: 'now' });
-      }),
+      });
+    },
   });
 }
 

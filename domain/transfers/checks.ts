@@ -20,6 +20,13 @@ export interface CreateTransferInput {
   reference?: string | null;
   description?: string | null;
   metadata?: Record<string, unknown>;
+  /**
+   * The request's Idempotency-Key as its scope records it (api/plugins/idempotency.ts
+   * operationRequestKey): written with the transfer in its transaction, unique, so a request run
+   * again (a retry that took over the key of a request whose process died) gets the transfer the
+   * first run made instead of a second one.
+   */
+  requestKey?: string | null;
 }
 
 export interface Party {

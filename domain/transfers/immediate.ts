@@ -10,7 +10,7 @@ import { ledgerRefusal, resolveParties, type AccountFacts, type CreateTransferIn
 import type { FeeSchedules } from './fees';
 import { GroupCommit } from './group-commit';
 import { buildTransferLines } from './lines';
-import { toTransfer, transferEventData, type Row, type Transfer } from './records';
+import { findTransferByRequestKey, isRequestKeyConflict, replayOf, toTransfer, transferEventData, type Row, type Transfer } from './records';
 import type { AssetCatalog } from '../assets';
 
 /** One immediate transfer as transfers_create_immediate_batch_setwise takes it. */
@@ -18,6 +18,8 @@ export type ImmediateItem = Pick<
   Row,
   'id' | 'environment' | 'user_id' | 'from_account_id' | 'to_account_id' | 'asset_code' | 'amount' | 'fee_amount' | 'reference' | 'description' | 'metadata'
 > & {
+  /** The request's key (CreateTransferInput.requestKey), unique among transfers; null without one. */
+  request_key: string | null;
   entry_id: string;
   events: Array<{ id: string; type: string }>;
   event_data: Record<string, unknown>;
@@ -76,13 +78,32 @@ export function createImmediateBatches(pool: Queryable, config: Pick<Config, 'tr
 /**
  * A transfer posted at once: transfer row, balanced ledger entry (amount and fee) and its events
  * in one database transaction. Insufficient funds, a frozen account and the like roll it all back.
+ * A request key already held by a transfer (the request ran before) answers with that transfer:
+ * looked up first, and, for a run that raced the first one to the batch, by the key's unique
+ * violation, which refuses only this transfer of its batch.
  */
 export async function createImmediateTransfer(deps: ImmediateDeps, batches: ImmediateBatches, input: CreateTransferInput): Promise<Transfer> {
+  const key = input.requestKey;
+  if (key) {
+    const known = await findTransferByRequestKey(deps.pool, key);
+    if (known) return replayOf(known, input);
+  }
   const { item, completed, refused } = await prepareImmediateTransfer(deps, input);
   // Written with whichever immediate transfers arrive at the same time (group commit): the transfer
   // row, its events and the ledger posting still succeed or fail together, on their own.
-  const result = await batches.submit(item);
-  if (!result.ok) return refused(toLedgerError(result.error));
+  let result: ImmediateResult;
+  try {
+    result = await batches.submit(item);
+  } catch (err) {
+    // Alone in its batch, the key's violation fails the statement instead of the transfer's slot.
+    if (key && isRequestKeyConflict(err)) return replayOf((await findTransferByRequestKey(deps.pool, key))!, input);
+    throw err;
+  }
+  if (!result.ok) {
+    // The key's transfer committed before this batch's statement ended (its violation waits for that).
+    if (key && isRequestKeyConflict(result.error)) return replayOf((await findTransferByRequestKey(deps.pool, key))!, input);
+    return refused(toLedgerError(result.error));
+  }
   return completed(result.at);
 }
 
@@ -150,6 +171,7 @@ export async function prepareImmediateTransfer(
     });
   const item: ImmediateItem = {
     ...columns,
+    request_key: input.requestKey ?? null,
     entry_id: entryId,
     events: [
       { id: newId('evt'), type: 'transfer.created' },

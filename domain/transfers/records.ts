@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { updateAssignments } from '../db/update';
 import { getPool, type Queryable } from '../db/pool';
 import { writeOutboxEvents } from '../events/outbox';
-import { formatAmount } from '../money/amount';
+import { compareAmounts, formatAmount } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError as TransferError } from '../platform/errors';
 import { outcomeOf, type Outcome, type OutcomeRow } from '../platform/outcome';
@@ -31,6 +31,11 @@ export interface Transfer extends Outcome {
   entryId: string | null;
   reversalEntryId: string | null;
   estimatedCompletion: Date | null;
+  /**
+   * Set (not stored) when a request found this transfer by its Idempotency-Key instead of making it:
+   * the request ran before, and its first run's transfer is the answer.
+   */
+  replayed?: true;
 }
 
 /** Transfer refusals are domain errors (4xx in the API). */
@@ -53,6 +58,7 @@ export interface Row extends OutcomeRow {
   entry_id: string | null;
   reversal_entry_id: string | null;
   estimated_completion: Date | null;
+  request_key?: string | null;
   precision: number;
 }
 
@@ -116,7 +122,51 @@ export async function emitTransferEvents(client: Queryable, t: Transfer, types: 
   );
 }
 
-/** Inserts a transfer row (the workflow path; the immediate path writes in its batch). */
+/** The name of the unique index on transfers.request_key (a retried request's transfer exists). */
+export const REQUEST_KEY_CONSTRAINT = 'transfers_request_key_key';
+
+/** Whether an error is the unique violation of a request key another transfer holds. */
+export function isRequestKeyConflict(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && e.constraint === REQUEST_KEY_CONSTRAINT;
+}
+
+/** The transfer a request with this key made, if any. */
+export async function findTransferByRequestKey(c: Queryable, requestKey: string): Promise<Transfer | null> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE t.request_key = $1`, [requestKey]);
+  return rows[0] ? toTransfer(rows[0]) : null;
+}
+
+/**
+ * The answer to a request whose key already made transfer `t`: `t` itself, marked replayed, when
+ * the request asks for the same transfer (a retry); 409 IDEMPOTENCY_CONFLICT when the key is reused
+ * for another one (the middleware's stored answer is gone after 24 hours, the transfer's key is not).
+ */
+export function replayOf(t: Transfer, input: CreateTransferInput): Transfer {
+  let sameAmount = false;
+  try {
+    sameAmount = compareAmounts(t.amount, String(input.amount)) === 0;
+  } catch {
+    sameAmount = false;
+  }
+  const same =
+    sameAmount &&
+    t.userId === input.userId &&
+    t.environment === input.environment &&
+    t.fromAccountId === input.fromAccountId &&
+    t.toAccountId === input.toAccountId &&
+    t.assetCode === String(input.assetCode).toUpperCase();
+  if (!same) {
+    throw new TransferError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for another transfer', undefined, { transfer_id: t.id });
+  }
+  return { ...t, replayed: true };
+}
+
+/**
+ * Inserts a transfer row (the workflow path; the immediate path writes in its batch). With a
+ * request key another transfer holds (committed, or committing concurrently), nothing is written
+ * and the answer is null: the caller reads that transfer (findTransferByRequestKey).
+ */
 export async function insertTransfer(
   c: Queryable,
   id: string,
@@ -124,14 +174,15 @@ export async function insertTransfer(
   p: Parties,
   fee: string,
   o: { status: TransferStatus; entryId: string | null; completed: boolean; workflowId: string | null; estimatedSeconds?: number },
-): Promise<Transfer> {
+): Promise<Transfer | null> {
   const { rows } = await c.query<Row>(
     `WITH t AS (
        INSERT INTO transfers (id, environment, user_id, from_account_id, to_account_id, asset_code, amount, fee_amount, status,
-                              reference, description, metadata, workflow_id, entry_id, estimated_completion, completed_at)
+                              reference, description, metadata, workflow_id, entry_id, estimated_completion, completed_at, request_key)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
                CASE WHEN $15::int IS NULL THEN now() ELSE now() + make_interval(secs => $15::int) END,
-               CASE WHEN $16 THEN now() END)
+               CASE WHEN $16 THEN now() END, $17)
+       ON CONFLICT (request_key) WHERE request_key IS NOT NULL DO NOTHING
        RETURNING *)
      SELECT t.*, a.precision FROM t JOIN assets a ON a.code = t.asset_code`,
     [
@@ -151,9 +202,10 @@ export async function insertTransfer(
       o.entryId,
       o.estimatedSeconds ?? null,
       o.completed,
+      input.requestKey ?? null,
     ],
   );
-  return toTransfer(rows[0]);
+  return rows[0] ? toTransfer(rows[0]) : null;
 }
 
 

@@ -14,16 +14,20 @@ import { AccountFacts, resolveParties, type CreateTransferInput } from './checks
 import { FeeSchedules } from './fees';
 import { createImmediateBatches, createImmediateTransfer, prepareImmediateTransfer, type ImmediateDeps, type PreparedImmediateTransfer } from './immediate';
 import { buildTransferLines } from './lines';
-import { emitTransferEvents, insertTransfer, transferWorkflowId, type Transfer } from './records';
+import { emitTransferEvents, findTransferByRequestKey, insertTransfer, replayOf, transferWorkflowId, type Transfer } from './records';
 
 export interface TransferService {
-  /** A transfer posted at once (group commit), or its refusal as a DomainError. */
+  /**
+   * A transfer posted at once (group commit), or its refusal as a DomainError. With a request key
+   * that a transfer already holds: that transfer (replayed), nothing written.
+   */
   createImmediateTransfer(input: CreateTransferInput): Promise<Transfer>;
   /** An immediate transfer as the set-wise batch takes it, without writing it (tests compare paths with it). */
   prepareImmediateTransfer(input: CreateTransferInput): Promise<PreparedImmediateTransfer>;
   /**
    * Records a transfer that a workflow will carry out (status pending), with transfer.created and
-   * workflow.started in the same transaction. The caller then starts the workflow.
+   * workflow.started in the same transaction. The caller then starts the workflow. With a request
+   * key that a transfer already holds: that transfer (replayed), nothing written.
    */
   createWorkflowTransfer(input: CreateTransferInput, estimatedSeconds?: number): Promise<Transfer>;
   /** fee = clamp(fixed + amount * bps / 10000, min, max), rounded half-up at the asset's precision. */
@@ -57,6 +61,9 @@ export function createTransferService({ pool, config, assets = assetCatalogFor(p
 
     createWorkflowTransfer(input, estimatedSeconds = 30) {
       return withTransaction(async (c) => {
+        // A request run again (its key taken over after a crash): the transfer its first run made.
+        const known = input.requestKey ? await findTransferByRequestKey(c, input.requestKey) : null;
+        if (known) return replayOf(known, input);
         const parties = await resolveParties(deps, input, c);
         const id = newId('txfr');
         const fee = await deps.fees.transferFee(parties.asset.code, parties.amount, parties.asset.precision, c);
@@ -67,6 +74,8 @@ export function createTransferService({ pool, config, assets = assetCatalogFor(p
           workflowId: transferWorkflowId(id),
           estimatedSeconds,
         });
+        // The key's transfer was committed meanwhile by another run of the same request.
+        if (!t) return replayOf((await findTransferByRequestKey(c, input.requestKey!))!, input);
         await emitTransferEvents(c, t, ['transfer.created', 'transfer.pending', 'workflow.started']);
         return t;
       }, pool);

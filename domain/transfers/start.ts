@@ -7,10 +7,23 @@ import { signalTransferReview, startTransferWorkflow } from './workflow';
  * Creates a transfer: posted at once in one database transaction (`workflow` false), or recorded
  * pending and handed to its workflow. When the workflow cannot be started the transfer is failed
  * (startTransferWorkflow) and the caller gets WORKFLOW_UNAVAILABLE: nothing was moved.
+ *
+ * With `input.requestKey` (the request's Idempotency-Key) a request that ran before gets the
+ * transfer its first run made, whichever path it took. A replayed workflow transfer still pending
+ * has its workflow started again: the workflow id is the transfer's, so a running one is left as
+ * it is, and one the first run died before starting starts now; if Temporal refuses, the transfer is
+ * left pending (its workflow may be running) and the caller may retry.
  */
 export async function startTransfer(transfers: TransferService, input: CreateTransferInput, opts: { workflow: boolean }): Promise<Transfer> {
   if (!opts.workflow) return transfers.createImmediateTransfer(input);
   const t = await transfers.createWorkflowTransfer(input);
+  if (t.replayed) {
+    if (t.status !== 'pending' || !t.workflowId) return t;
+    await startTransferWorkflow(t, { failOnRefusal: false }).catch(() => {
+      throw new DomainError('WORKFLOW_UNAVAILABLE', 'The transfer is recorded but its workflow could not be confirmed. Retry later.');
+    });
+    return t;
+  }
   await startTransferWorkflow(t).catch(() => {
     throw new DomainError('WORKFLOW_UNAVAILABLE', 'The transfer could not be started; nothing was moved. Retry later.');
   });

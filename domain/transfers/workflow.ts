@@ -7,16 +7,19 @@ import type { TransferProgress } from './progress';
 /**
  * Starts the transfer's workflow (id transfer-<uuid>, so a retry cannot start a second one),
  * with search attributes for operators. If Temporal refuses, the transfer is failed (nothing was
- * reserved yet) and the error is rethrown.
+ * reserved yet) and the error is rethrown; with `failOnRefusal` false (a replayed request, whose
+ * workflow may already be running) the transfer is left as it is.
  */
-export async function startTransferWorkflow(t: Transfer): Promise<void> {
+export async function startTransferWorkflow(t: Transfer, opts: { failOnRefusal?: boolean } = {}): Promise<void> {
+  const failOnRefusal = opts.failOnRefusal ?? true;
   await startMoneyWorkflow({
     workflowType: 'transferWorkflow',
     workflowId: t.workflowId!,
     args: [{ transferId: t.id, reviewTimeoutMs: Number(process.env.TRANSFER_REVIEW_TIMEOUT_MS ?? 24 * 3600 * 1000) }],
     subject: { id: t.id, accountIds: [t.fromAccountId, t.toAccountId], assetCode: t.assetCode, amount: t.amount, environment: t.environment, userId: t.userId },
-    onStartFailed: () =>
-      withTransaction(async (c) => {
+    onStartFailed: async () => {
+      if (!failOnRefusal) return;
+      await withTransaction(async (c) => {
         const locked = await lockTransfer(c, t.id);
         if (locked.status !== 'pending') return;
         const failed = await updateTransfer(c, t.id, {
@@ -26,7 +29,8 @@ export async function startTransferWorkflow(t: Transfer): Promise<void> {
           failed_at: 'now',
         });
         await emitTransferEvents(c, failed, ['transfer.failed', 'workflow.failed']);
-      }),
+      });
+    },
   });
 }
 

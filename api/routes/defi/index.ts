@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { defiPools, findFlashLoan, findSwap } from '../../../domain/defi/operations';
 import { defiPortfolio } from '../../../domain/defi/portfolio';
+import { requestKeyOf } from '../../plugins/idempotency';
 import { caller } from '../caller';
 import lendingRoutes from './lending';
 import liquidityRoutes from './liquidity';
@@ -51,11 +52,11 @@ export default async function defiRoutes(app: FastifyInstance) {
   });
 
   app.post<{ Body: ExecuteBody }>('/api/v1/defi/swap/execute', { schema: swapExecuteSchema }, async (request, reply) =>
-    reply.code(201).send({ data: presentSubmitted(await executeFromBody(caller(request), request.body)) }),
+    reply.code(201).send({ data: presentSubmitted(await executeFromBody(caller(request), request.body, requestKeyOf(request))) }),
   );
 
   app.post<{ Body: QuoteAndExecuteBody }>('/api/v2/defi/swap/execute', { schema: quoteAndExecuteSchema }, async (request, reply) => {
-    const { quote, swap } = await quoteAndExecuteFromBody(caller(request), request.body);
+    const { quote, swap } = await quoteAndExecuteFromBody(caller(request), request.body, requestKeyOf(request));
     return reply.code(201).send({ data: { ...presentSubmitted(swap), quote: presentSwapQuote(quote) } });
   });
 

@@ -45,10 +45,11 @@ export const quoteFromQuery = (who: Who, q: QuoteQuery, dexSources: string[] | n
     pointers: { chain: '/chain', tokenIn: '/from', tokenOut: '/to', amount: '/amount', dexSources: '/dex_sources' },
   });
 
-export const executeFromBody = (who: Who, b: ExecuteBody) =>
-  executeSwap({ ...who, quoteId: b.quote_id, walletAddress: b.wallet_address, maxGasPriceGwei: b.max_gas_price_gwei, deadlineMinutes: b.deadline_minutes, accountId: b.account_id, sandboxOutcome: b.sandbox_outcome });
+/** `requestKey`: the request's Idempotency-Key as the swap records it (api/plugins/idempotency.ts requestKeyOf). */
+export const executeFromBody = (who: Who, b: ExecuteBody, requestKey?: string) =>
+  executeSwap({ ...who, quoteId: b.quote_id, walletAddress: b.wallet_address, maxGasPriceGwei: b.max_gas_price_gwei, deadlineMinutes: b.deadline_minutes, accountId: b.account_id, sandboxOutcome: b.sandbox_outcome, requestKey });
 
-export const quoteAndExecuteFromBody = (who: Who, b: QuoteAndExecuteBody) =>
+export const quoteAndExecuteFromBody = (who: Who, b: QuoteAndExecuteBody, requestKey?: string) =>
   quoteAndExecuteSwap(
     {
       ...who,
@@ -61,7 +62,7 @@ export const quoteAndExecuteFromBody = (who: Who, b: QuoteAndExecuteBody) =>
       now: new Date(),
       pointers: { chain: '/chain', tokenIn: '/from_token', tokenOut: '/to_token', amount: '/amount', dexSources: '/dex_sources' },
     },
-    { walletAddress: b.wallet_address, maxGasPriceGwei: b.max_gas_price_gwei, deadlineMinutes: b.deadline_minutes, accountId: b.account_id, sandboxOutcome: b.sandbox_outcome },
+    { walletAddress: b.wallet_address, maxGasPriceGwei: b.max_gas_price_gwei, deadlineMinutes: b.deadline_minutes, accountId: b.account_id, sandboxOutcome: b.sandbox_outcome, requestKey },
   );
 
 export const flashLoanFromBody = (who: Who, b: FlashLoanBody) => runFlashLoan({ ...who, accountId: b.account_id, chain: b.chain, token: b.token, amount: b.amount, operations: b.operations });

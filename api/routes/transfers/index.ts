@@ -2,14 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../../domain/auth/principal';
 import { reviewTransfer, startTransfer } from '../../../domain/transfers/start';
 import { getTransferWithProgress } from '../../../domain/transfers/visibility';
+import { requestKeyOf } from '../../plugins/idempotency';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
 import { presentTransfer } from './presenters';
 import { fromLegacyBody, idParams, legacyTransferBody, reviewBody, transferBody, transferSchema, type LegacyTransferBody, type TransferBody } from './schemas';
 
-/** The request as the domain's transfer input (the caller is the sender). */
-function createInput(p: Principal, b: TransferBody) {
+/**
+ * The request as the domain's transfer input (the caller is the sender), with its Idempotency-Key
+ * as the transfer records it: a request run again after a crash gets the transfer it made.
+ */
+function createInput(p: Principal, b: TransferBody, requestKey: string | undefined) {
   return {
+    requestKey,
     userId: p.userId,
     environment: p.environment,
     fromAccountId: b.from_account,
@@ -41,7 +46,7 @@ export default async function transferRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const b = request.body;
-      const t = await startTransfer(app.transfers, createInput(principalOf(request), b), { workflow: b.workflow_enabled !== false });
+      const t = await startTransfer(app.transfers, createInput(principalOf(request), b, requestKeyOf(request)), { workflow: b.workflow_enabled !== false });
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );
@@ -61,7 +66,7 @@ export default async function transferRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const b = fromLegacyBody(request.body);
-      const t = await startTransfer(app.transfers, createInput(principalOf(request), b), { workflow: false });
+      const t = await startTransfer(app.transfers, createInput(principalOf(request), b, requestKeyOf(request)), { workflow: false });
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );
