@@ -53,7 +53,7 @@ function parseArgs(argv: string[]): Options {
     concurrency: Math.round(num('concurrency', 16)),
     killEvery: num('kill-every', 10),
     killMode: get('kill-mode') === 'clock' ? 'clock' : 'uptime',
-    settleTimeout: num('settle-timeout', transfers >= 5000 ? 600 : 180),
+    settleTimeout: num('settle-timeout', transfers >= 5000 ? 1500 : 180),
     out: get('out') ?? path.join(CHAOS_DIR, 'last-run.json'),
     keepDb: argv.includes('--keep-db'),
     webhookEvents: get('webhook-events')?.split(',').map((x) => x.trim()).filter(Boolean) ?? DEFAULT_WEBHOOK_EVENTS,
