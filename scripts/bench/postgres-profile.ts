@@ -4,6 +4,8 @@
 // the next optimisation. Run: npx tsx scripts/bench/postgres-profile.ts
 //   PROFILE_CONCURRENCY (16), PROFILE_SECONDS (8), PROFILE_ACCOUNTS (50)
 //   PROFILE_PATCH=<file.sql>: SQL run after the migrations (try a changed function or index first)
+//   PROFILE_PERF=<file>: `perf record -a -g` over the measured seconds (read it with perf report --comm postgres)
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createAccount } from '../../domain/accounts';
@@ -45,7 +47,14 @@ export async function profilePostgres(): Promise<void> {
     await pool.query('SELECT pg_stat_reset()');
     const before = await backends();
     const self = process.cpuUsage();
+    const perf = process.env.PROFILE_PERF
+      ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '999', '-a', '-g', '-o', process.env.PROFILE_PERF], { stdio: 'ignore' })
+      : null;
     const run = await drive(CONCURRENCY, SECONDS, transfer);
+    if (perf) {
+      perf.kill('SIGINT');
+      await new Promise((r) => perf.once('exit', r));
+    }
     const after = await backends();
     const selfCpu = process.cpuUsage(self);
     report('immediate transfer (domain, no HTTP)', run);
