@@ -5,11 +5,13 @@
  * queries and subscriptions, write or delete for mutations, as the HTTP method implies on REST),
  * operator-only fields, and a partner's or tenant's modules (the REST route's tag).
  */
+import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { Permission, Principal } from '../../domain/auth/principal';
 import { checkAreaAccess } from '../../domain/partner/context';
 import { activeMaintenance } from '../../domain/platform/maintenance-windows';
 import type { Environment } from '../../domain/platform/environment';
 import { ApiError } from '../errors';
+import { operationRequestKey } from '../plugins/idempotency';
 import { createLoaders, type Loaders } from './loaders';
 
 export interface GqlContext {
@@ -18,14 +20,31 @@ export interface GqlContext {
   loaders: Loaders;
   /** The request's Idempotency-Key (HTTP): mutations hand it to the domain as REST routes do. */
   idempotencyKey?: string;
+  /** The credential scope the Idempotency-Key was claimed in (api/plugins/idempotency.ts). */
+  idempotencyScope?: string;
   /** The request's X-Partner-Key (partner fields prove the partner with it, as config.partnerKey rows do). */
   partnerKey?: string;
   /** This server as the caller reached it (links in answers). */
   baseUrl?: string;
 }
 
-export function newContext(principal: Principal | null, ip: string, extra: Pick<GqlContext, 'idempotencyKey' | 'partnerKey' | 'baseUrl'> = {}): GqlContext {
+export function newContext(
+  principal: Principal | null,
+  ip: string,
+  extra: Pick<GqlContext, 'idempotencyKey' | 'idempotencyScope' | 'partnerKey' | 'baseUrl'> = {},
+): GqlContext {
   return { principal, ip, loaders: createLoaders(principal), ...extra };
+}
+
+/**
+ * The request key a money mutation records with what it makes (transfers.request_key, as REST's
+ * requestKeyOf): the request's Idempotency-Key plus the field's place in the answer (its alias or
+ * name, and list indexes), so that each mutation of a document has a key of its own and the same
+ * document run again after a takeover finds what each made. Undefined without a claimed key.
+ */
+export function mutationRequestKey(ctx: GqlContext, info: Pick<GraphQLResolveInfo, 'path'>): string | undefined {
+  if (!ctx.idempotencyKey || !ctx.idempotencyScope) return undefined;
+  return operationRequestKey(ctx.idempotencyScope, `${ctx.idempotencyKey}\u0000${responsePathAsArray(info.path).join('.')}`);
 }
 
 export interface Need {

@@ -71,6 +71,7 @@ async function execute(app: FastifyInstance, request: FastifyRequest, reply: Fas
   const partnerKey = request.headers['x-partner-key'];
   const ctx = newContext(request.principal ?? null, request.ip, {
     idempotencyKey: request.idempotencyKey,
+    idempotencyScope: request.idempotencyScope,
     partnerKey: Array.isArray(partnerKey) ? partnerKey[0] : partnerKey,
     baseUrl: baseUrlOf(request),
   }) as GqlContext & { operationName?: string };

@@ -31,7 +31,11 @@ export interface P2pTransfer {
   note: string | null;
 }
 
-export async function sendP2p(transfers: TransferService, p: Principal, b: P2pRequest): Promise<P2pTransfer> {
+/**
+ * `requestKey`: the request's Idempotency-Key as the transfer records it (api/plugins/idempotency.ts
+ * requestKeyOf): a re-run after a takeover answers with the transfer the first run made.
+ */
+export async function sendP2p(transfers: TransferService, p: Principal, b: P2pRequest, requestKey?: string): Promise<P2pTransfer> {
   const asset = await getAsset(String(b.currency).toUpperCase());
   if (!asset) throw new DomainError('UNKNOWN_ASSET', `Asset ${String(b.currency).slice(0, 12)} is not supported`, '/currency');
   const to = await resolveRecipient(b.to_user, '/to_user', p.tenantId ?? null);
@@ -50,6 +54,7 @@ export async function sendP2p(transfers: TransferService, p: Principal, b: P2pRe
       reference: 'p2p',
       description: b.note ?? null,
       metadata: { p2p: true, recipient_user_id: to.userId, recipient_via: to.via, note: b.note ?? null },
+      requestKey,
     },
     { workflow: true },
   );

@@ -148,3 +148,27 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
     for (const r of [a, b, c]) await waitSwap(t, r === c ? other.headers : t.headers, r.json().data.swap_id);
   });
 });
+
+describe('Idempotency-Key takeover after a crash (GraphQL swaps)', () => {
+  it('quoteAndExecuteDefiSwap: the retried document answers with the same swap; the tokens moved once', async () => {
+    const before = await swapsOf(t.user.userId);
+    const eth0 = await book(acct, 'ETH', 'arbitrum');
+    const key = newKey();
+    const payload = {
+      query: 'mutation($input: QuoteAndExecuteSwapInput!) { quoteAndExecuteDefiSwap(input: $input) { swapId } }',
+      variables: { input: { fromToken: 'ETH', toToken: 'USDC', amount: '0.25', slippageBps: 100, chain: 'arbitrum', accountId: acct } },
+    };
+    const first = await post('/api/graphql', key, payload);
+    expect(first.json().errors, first.body).toBeUndefined();
+    const id = first.json().data.quoteAndExecuteDefiSwap.swapId as string;
+    expect((await waitSwap(t, t.headers, id)).status).toBe('completed');
+
+    await crashedAfterCommit(key);
+    const retry = await post('/api/graphql', key, payload);
+    expect(retry.json().errors, retry.body).toBeUndefined();
+    expect(retry.json().data.quoteAndExecuteDefiSwap.swapId).toBe(id);
+    expect(await swapsOf(t.user.userId)).toEqual([...before, id]);
+    expect((await book(acct, 'ETH', 'arbitrum')).total).toBe(new D(eth0.total).minus('0.25').toFixed(18));
+    await expectBalancedLedger();
+  });
+});

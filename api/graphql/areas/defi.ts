@@ -21,7 +21,8 @@ import {
 } from '../../routes/defi/requests';
 import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from '../../routes/defi/presenters';
 import { flashLoanSchema, poolsSchema, quoteAndExecuteSchema, swapExecuteSchema, swapQuoteQuerySchema, swapQuoteSchema, TAG } from '../../routes/defi/schemas';
-import { as, type GqlContext } from '../context';
+import type { GraphQLResolveInfo } from 'graphql';
+import { as, mutationRequestKey, type GqlContext } from '../context';
 import { defiTypeDefs } from './defi-schema';
 import { camelize, restInput } from '../rest';
 import type { GraphQLArea } from './types';
@@ -58,14 +59,14 @@ export function defiArea(_app: FastifyInstance): GraphQLArea {
           const q = await quoteFromBody(c, restInput<QuoteBody>(swapQuoteSchema.body, input));
           return camelize(presentSwapQuote(q));
         },
-        executeDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext) => {
+        executeDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext, info: GraphQLResolveInfo) => {
           const c = await as(ctx, { permission: 'write', tag: TAG });
-          const s = await executeFromBody(c, restInput<ExecuteBody>(swapExecuteSchema.body, input));
+          const s = await executeFromBody(c, restInput<ExecuteBody>(swapExecuteSchema.body, input), mutationRequestKey(ctx, info));
           return camelize(presentSubmitted(s));
         },
-        quoteAndExecuteDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext) => {
+        quoteAndExecuteDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext, info: GraphQLResolveInfo) => {
           const c = await as(ctx, { permission: 'write', tag: TAG });
-          const { quote, swap } = await quoteAndExecuteFromBody(c, restInput<QuoteAndExecuteBody>(quoteAndExecuteSchema.body, input));
+          const { quote, swap } = await quoteAndExecuteFromBody(c, restInput<QuoteAndExecuteBody>(quoteAndExecuteSchema.body, input), mutationRequestKey(ctx, info));
           return camelize({ ...presentSubmitted(swap), quote: presentSwapQuote(quote) });
         },
         flashLoan: async (_: unknown, { input }: Input, ctx: GqlContext) => {

@@ -13,6 +13,7 @@ import { getProfile, updateProfile } from '../../../domain/mobile/profiles';
 import { getReceipt, renderReceiptHtml } from '../../../domain/mobile/receipts';
 import { receiveDetails } from '../../../domain/mobile/receive';
 import { paginate, pageParams } from '../../pagination';
+import { requestKeyOf } from '../../plugins/idempotency';
 import { decimalString, envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
 import { principalOf } from '../../types';
 import { presentDevice, presentFeedItem, presentIntent, presentNotification, presentP2p, presentProfile, presentReceipt, presentReceive } from './presenters';
@@ -147,7 +148,7 @@ export default async function mobilePaymentRoutes(app: FastifyInstance) {
         response: { 201: envelope(obj), ...errorResponses },
       },
     },
-    async (request, reply) => reply.code(201).send({ data: presentP2p(await sendP2p(app.transfers, principalOf(request), request.body)) }),
+    async (request, reply) => reply.code(201).send({ data: presentP2p(await sendP2p(app.transfers, principalOf(request), request.body, requestKeyOf(request))) }),
   );
 
   app.get<{ Params: { id: string } }>(

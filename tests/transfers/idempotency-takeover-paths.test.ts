@@ -1,0 +1,120 @@
+/**
+ * An Idempotency-Key taken over after a crash (see idempotency-takeover.test.ts) must not move money
+ * twice on the other ways a transfer starts either: GraphQL's createTransfer (where one document may
+ * hold several money mutations under the one key) and mobile P2P.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPool } from '../../domain/db/pool';
+import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { startTestWorker, type TestWorker } from '../helpers/worker';
+import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
+
+let t: TestApp;
+let w: TestWorker;
+let bob: TestUser;
+beforeAll(async () => {
+  t = await createTestApp();
+  w = await startTestWorker();
+  bob = await createTestUser();
+  await openFundedAccount(t, bob.headers, '0');
+}, 120_000);
+afterAll(async () => {
+  await w?.stop();
+  await t?.close();
+});
+
+const newKey = () => `idem-${randomBytes(6).toString('hex')}`;
+
+/** What a process that died after the handler's commit and before storing the answer leaves behind, 61 s ago. */
+async function crashedAfterCommit(key: string): Promise<void> {
+  const r = await getPool().query(
+    `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL, response_headers = NULL,
+            locked_at = now() - interval '61 seconds'
+      WHERE key = $1`,
+    [key],
+  );
+  expect(r.rowCount).toBe(1);
+}
+
+async function transfersFrom(accountId: string): Promise<string[]> {
+  const { rows } = await getPool().query<{ id: string }>('SELECT id FROM transfers WHERE from_account_id = $1 ORDER BY created_at, id', [accountId]);
+  return rows.map((r) => r.id);
+}
+
+const graphql = (key: string, query: string, variables: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/api/graphql', headers: { ...t.headers, 'idempotency-key': key }, payload: { query, variables } });
+
+describe('Idempotency-Key takeover after a crash: GraphQL createTransfer', () => {
+  it('the retried document answers with the same transfer; the money moved once', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const to = await openFundedAccount(t, t.headers, '0');
+    const key = newKey();
+    const doc = 'mutation($i: TransferInput!) { createTransfer(input: $i) { id status } }';
+    const vars = { i: { fromAccount: from, toAccount: to, amount: '10.00', assetCode: 'USD', workflowEnabled: false } };
+    const first = await graphql(key, doc, vars);
+    expect(first.json().errors, first.body).toBeUndefined();
+    const created = first.json().data.createTransfer;
+
+    await crashedAfterCommit(key);
+    const retry = await graphql(key, doc, vars);
+    expect(retry.json().errors, retry.body).toBeUndefined();
+    expect(retry.json().data.createTransfer.id).toBe(created.id);
+    expect(await transfersFrom(from)).toEqual([created.id]);
+    expect(await balance(t, t.headers, to)).toMatchObject({ total_balance: '10.00' });
+  });
+
+  it('two transfers in one document under one key are two transfers, each made once across a retry', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const to = await openFundedAccount(t, t.headers, '0');
+    const key = newKey();
+    const doc = `mutation($a: TransferInput!, $b: TransferInput!) {
+      first: createTransfer(input: $a) { id }
+      second: createTransfer(input: $b) { id }
+    }`;
+    const vars = {
+      a: { fromAccount: from, toAccount: to, amount: '3.00', assetCode: 'USD', workflowEnabled: false },
+      b: { fromAccount: from, toAccount: to, amount: '3.00', assetCode: 'USD', workflowEnabled: true },
+    };
+    const first = await graphql(key, doc, vars);
+    expect(first.json().errors, first.body).toBeUndefined();
+    const ids = [first.json().data.first.id, first.json().data.second.id];
+    expect(new Set(ids).size).toBe(2);
+    await waitForTransfer(t, t.headers, ids[1], settled);
+
+    await crashedAfterCommit(key);
+    const retry = await graphql(key, doc, vars);
+    expect(retry.json().errors, retry.body).toBeUndefined();
+    expect([retry.json().data.first.id, retry.json().data.second.id]).toEqual(ids);
+    expect((await transfersFrom(from)).sort()).toEqual([...ids].sort());
+    expect(await balance(t, t.headers, to)).toMatchObject({ total_balance: '6.00' });
+  });
+});
+
+describe('Idempotency-Key takeover after a crash: mobile P2P', () => {
+  it('the retry answers with the same P2P transfer; the money moved once', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const key = newKey();
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v2/mobile/transfers/p2p',
+        headers: { ...t.headers, 'idempotency-key': key },
+        payload: { to_user: bob.email, amount: '4.00', currency: 'USD', from_account: from },
+      });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(201);
+    const created = first.json().data;
+    await waitForTransfer(t, t.headers, created.id, settled);
+    const after = (await balance(t, t.headers, from)).total_balance;
+    expect(after).not.toBe('100.00');
+
+    await crashedAfterCommit(key);
+    const retry = await send();
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.json().data.id).toBe(created.id);
+    expect(await transfersFrom(from)).toHaveLength(1);
+    await waitForTransfer(t, t.headers, created.id, settled);
+    expect((await balance(t, t.headers, from)).total_balance).toBe(after);
+  });
+});
