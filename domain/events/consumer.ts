@@ -12,6 +12,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats
 import { withTransaction } from '../db/pool';
 import { eventStream, isNotFound, streamMissing } from './stream';
 import type { StreamMessageBody } from './relay';
+import { wakeablePause } from '../platform/pause';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -151,17 +152,18 @@ export async function processMessages<R>(spec: ConsumerSpec<R>, msgs: JsMsg[], r
  * One batch of whatever the consumer has waiting (tests and the drain after the chaos run call
  * this; the worker runs startConsumer). Returns at once when nothing is waiting.
  */
-export async function consumeOnce<R>(spec: ConsumerSpec<R>, opts: { max?: number; expiresMs?: number } = {}): Promise<BatchResult> {
+export async function consumeOnce<R>(spec: ConsumerSpec<R>, opts: { max?: number; expiresMs?: number } = {}): Promise<BatchResult & { moreWaiting: boolean }> {
   const { consumer } = await ensureConsumer(spec as ConsumerSpec<unknown>);
   const info = await consumer.info();
   const waiting = info.num_pending + info.num_ack_pending;
-  if (waiting === 0) return { received: 0, processed: 0, duplicates: 0 };
+  if (waiting === 0) return { received: 0, processed: 0, duplicates: 0, moreWaiting: false };
   const want = Math.min(waiting, opts.max ?? 1000);
   // Redeliveries (ack pending) arrive when their ack wait ends: a short wait when only they remain.
   const batch = await consumer.fetch({ max_messages: want, expires: opts.expiresMs ?? (info.num_pending >= want ? 5000 : 1000) });
   const msgs: JsMsg[] = [];
   for await (const m of batch) msgs.push(m);
-  return processMessages(spec, msgs);
+  // More than this batch was pending when it was asked for (what arrived since waits for the next call).
+  return { ...(await processMessages(spec, msgs)), moreWaiting: info.num_pending > msgs.length };
 }
 
 /** consumeOnce until nothing is pending. */
@@ -172,9 +174,7 @@ export async function consumeAll<R>(spec: ConsumerSpec<R>): Promise<BatchResult>
     total.received += r.received;
     total.processed += r.processed;
     total.duplicates += r.duplicates;
-    const { consumer } = await ensureConsumer(spec as ConsumerSpec<unknown>);
-    const info = await consumer.info();
-    if (r.received === 0 || info.num_pending === 0) return total;
+    if (r.received === 0 || !r.moreWaiting) return total;
   }
 }
 
@@ -190,16 +190,11 @@ export interface RunningConsumer {
 export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: number; onError?: (err: unknown) => void } = {}): RunningConsumer {
   const batchSize = opts.batchSize ?? 200;
   let stopped = false;
-  let wake: (() => void) | undefined;
   let closeMessages: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((res) => {
-      const t = setTimeout(res, ms);
-      wake = () => {
-        clearTimeout(t);
-        res();
-      };
-    });
+  // Between pulls (after an error or a lost consumer); stop() ends it at once.
+  const pause = wakeablePause();
+  // Waiting for messages to arrive; stop() ends it too.
+  let arrived: (() => void) | undefined;
   const loop = (async () => {
     while (!stopped) {
       try {
@@ -208,7 +203,6 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
         closeMessages = () => void messages.close();
         const buffer: JsMsg[] = [];
         let inFlight: JsMsg[] = [];
-        let arrived: (() => void) | undefined;
         let ended = false;
         // A live consumer says it is still working on what it holds (waiting in the buffer or in the
         // batch being processed): only a dead one's messages reach the ack wait and are redelivered.
@@ -231,7 +225,6 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
             if (buffer.length === 0) {
               await new Promise<void>((res) => {
                 arrived = res;
-                wake = res;
               });
               arrived = undefined;
               continue;
@@ -250,7 +243,7 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
         if (!stopped) {
           // The iterator ended: the consumer or stream went away (broker restarted without them).
           forgetConsumers();
-          await sleep(500);
+          await pause.sleep(500);
         }
       } catch (err) {
         opts.onError?.(err);
@@ -260,7 +253,7 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
           streamMissing();
           forgetConsumers();
         }
-        if (!stopped) await sleep(1000);
+        if (!stopped) await pause.sleep(1000);
       }
     }
   })();
@@ -268,7 +261,8 @@ export function startConsumer<R>(spec: ConsumerSpec<R>, opts: { batchSize?: numb
     async stop() {
       stopped = true;
       closeMessages?.();
-      wake?.();
+      pause.wake();
+      arrived?.();
       await loop;
     },
   };

@@ -9,6 +9,7 @@ import { sendPushes } from '../mobile/push';
 import { consumeAll, startConsumer, type ConsumerSpec, type RunningConsumer, type StreamEvent } from './consumer';
 import { relayAll, relayOnce } from './relay';
 import { dashboardProjector } from './projector';
+import { wakeablePause } from '../platform/pause';
 
 /** The outbox relay's heartbeat row in event_consumers (it is not a stream consumer). */
 export const DISPATCHER_NAME = 'outbox-relay';
@@ -163,8 +164,8 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
 /** Records a run of the dispatcher for the dashboard (heartbeat, counters, last error). */
 async function recordRun(result: DispatchResult | undefined, error: unknown, intervalMs: number): Promise<void> {
   await getPool().query(
-    `INSERT INTO event_consumers (name, last_run_at, last_success_at, last_error, last_error_at, runs, errors, events_processed, deliveries_created, interval_ms, updated_at)
-     VALUES ($1, now(), CASE WHEN $2 THEN now() END, $3, CASE WHEN $2 THEN NULL ELSE now() END, 1, CASE WHEN $2 THEN 0 ELSE 1 END, $4, $5, $6, now())
+    `INSERT INTO event_consumers (name, last_run_at, last_success_at, last_error, last_error_at, runs, errors, events_processed, interval_ms, updated_at)
+     VALUES ($1, now(), CASE WHEN $2 THEN now() END, $3, CASE WHEN $2 THEN NULL ELSE now() END, 1, CASE WHEN $2 THEN 0 ELSE 1 END, $4, $5, now())
      ON CONFLICT (name) DO UPDATE SET
        last_run_at = now(),
        last_success_at = CASE WHEN $2 THEN now() ELSE event_consumers.last_success_at END,
@@ -173,10 +174,9 @@ async function recordRun(result: DispatchResult | undefined, error: unknown, int
        runs = event_consumers.runs + 1,
        errors = event_consumers.errors + CASE WHEN $2 THEN 0 ELSE 1 END,
        events_processed = event_consumers.events_processed + $4,
-       deliveries_created = event_consumers.deliveries_created + $5,
-       interval_ms = $6,
+       interval_ms = $5,
        updated_at = now()`,
-    [DISPATCHER_NAME, error === undefined, error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 500), result?.events ?? 0, result?.deliveries ?? 0, intervalMs],
+    [DISPATCHER_NAME, error === undefined, error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 500), result?.events ?? 0, intervalMs],
   );
 }
 
@@ -207,15 +207,7 @@ export function startEventDispatcher(opts: DispatchOptions & { intervalMs?: numb
   const intervalMs = opts.intervalMs ?? Number.parseInt(process.env.EVENT_RELAY_INTERVAL_MS ?? '50', 10);
   const batchSize = opts.batchSize ?? 500;
   let stopped = false;
-  let wake: (() => void) | undefined;
-  const pause = (ms: number) =>
-    new Promise<void>((res) => {
-      const t = setTimeout(res, ms);
-      wake = () => {
-        clearTimeout(t);
-        res();
-      };
-    });
+  const pause = wakeablePause();
   const relay = (async () => {
     while (!stopped) {
       let full = false;
@@ -226,7 +218,7 @@ export function startEventDispatcher(opts: DispatchOptions & { intervalMs?: numb
       } catch (err) {
         await recordRun(undefined, err, intervalMs).catch(() => undefined);
       }
-      if (!full && !stopped) await pause(intervalMs);
+      if (!full && !stopped) await pause.sleep(intervalMs);
     }
   })();
   const consumers: RunningConsumer[] = [startConsumer(webhookDispatcher(opts)), startConsumer(dashboardProjector)];
@@ -236,7 +228,7 @@ export function startEventDispatcher(opts: DispatchOptions & { intervalMs?: numb
     async stop() {
       stopped = true;
       clearInterval(sweep);
-      wake?.();
+      pause.wake();
       await Promise.all([relay, ...consumers.map((c) => c.stop())]);
     },
   };

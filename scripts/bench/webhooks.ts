@@ -76,7 +76,7 @@ export async function benchWebhooks(): Promise<void> {
       while (received < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const seconds = (Date.now() - t0) / 1000;
 
-      const { rows } = await getPool().query<{ id: string; occurred_at: Date }>(`SELECT id, occurred_at FROM outbox_events WHERE type = 'account.created'`);
+      const { rows } = await getPool().query<{ id: string; occurred_at: Date }>(`SELECT id, occurred_at FROM platform_events WHERE type = 'account.created'`);
       const latencies: number[] = [];
       for (const e of rows) for (const at of arrivals.get(e.id) ?? []) latencies.push(at - e.occurred_at.getTime());
       latencies.sort((a, b) => a - b);
