@@ -3,12 +3,12 @@
  * the middleware stored the answer leaves the key in_flight; a retry past the 60 s lock takes it over
  * and runs the handler again, which answers with the swap the first run recorded.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { book, EVM_WALLET, expectBalancedLedger, fundBook, openAccount, waitSwap } from './helpers';
 
@@ -29,19 +29,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-const newKey = () => `idem-${randomBytes(6).toString('hex')}`;
+const newKey = newIdempotencyKey;
 const post = (url: string, key: string, payload: Record<string, unknown>, headers = t.headers) =>
   t.app.inject({ method: 'POST', url, headers: { ...headers, 'idempotency-key': key }, payload });
 
-async function crashedAfterCommit(key: string): Promise<void> {
-  const r = await getPool().query(
-    `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL, response_headers = NULL,
-            locked_at = now() - interval '61 seconds'
-      WHERE key = $1`,
-    [key],
-  );
-  expect(r.rowCount).toBe(1);
-}
 
 async function swapsOf(userId: string): Promise<string[]> {
   const { rows } = await getPool().query<{ id: string }>('SELECT id FROM defi_swaps WHERE user_id = $1 ORDER BY created_at', [userId]);

@@ -3,10 +3,10 @@
  * twice on the other ways a transfer starts either: GraphQL's createTransfer (where one document may
  * hold several money mutations under the one key) and mobile P2P.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
 
@@ -24,18 +24,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const newKey = () => `idem-${randomBytes(6).toString('hex')}`;
+const newKey = newIdempotencyKey;
 
-/** What a process that died after the handler's commit and before storing the answer leaves behind, 61 s ago. */
-async function crashedAfterCommit(key: string): Promise<void> {
-  const r = await getPool().query(
-    `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL, response_headers = NULL,
-            locked_at = now() - interval '61 seconds'
-      WHERE key = $1`,
-    [key],
-  );
-  expect(r.rowCount).toBe(1);
-}
 
 async function transfersFrom(accountId: string): Promise<string[]> {
   const { rows } = await getPool().query<{ id: string }>('SELECT id FROM transfers WHERE from_account_id = $1 ORDER BY created_at, id', [accountId]);

@@ -5,11 +5,11 @@
  * handler again. The transfer itself is recorded with the key in its transaction, so the re-run
  * answers with the transfer the first run made.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
+import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
 
@@ -24,21 +24,11 @@ afterAll(async () => {
   await t.close();
 });
 
-const newKey = () => `idem-${randomBytes(6).toString('hex')}`;
+const newKey = newIdempotencyKey;
 
 const transfer = (key: string, payload: Record<string, unknown>, headers = t.headers) =>
   t.app.inject({ method: 'POST', url: '/api/v2/transfers', headers: { ...headers, 'idempotency-key': key }, payload });
 
-/** What a process that died after the handler's commit and before storing the answer leaves behind, 61 s ago. */
-async function crashedAfterCommit(key: string): Promise<void> {
-  const r = await getPool().query(
-    `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL, response_headers = NULL,
-            locked_at = now() - interval '61 seconds'
-      WHERE key = $1`,
-    [key],
-  );
-  expect(r.rowCount).toBe(1);
-}
 
 async function transfersFrom(accountId: string): Promise<string[]> {
   const { rows } = await getPool().query<{ id: string }>('SELECT id FROM transfers WHERE from_account_id = $1 ORDER BY created_at', [accountId]);
