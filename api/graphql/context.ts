@@ -37,14 +37,22 @@ export function newContext(
 }
 
 /**
- * The request key a money mutation records with what it makes (transfers.request_key, as REST's
- * requestKeyOf): the request's Idempotency-Key plus the field's place in the answer (its alias or
- * name, and list indexes), so that each mutation of a document has a key of its own and the same
- * document run again after a takeover finds what each made. Undefined without a claimed key.
+ * The context a mutation field runs with: a document may hold several mutations under the request's
+ * one Idempotency-Key, so each gets a key of its own, the request's key plus the field's place in the
+ * answer (alias or name; a path never holds '/', so the last '/' splits the two). The same document
+ * run again after a takeover gives each field its key again. Without a key, the context itself.
  */
-export function mutationRequestKey(ctx: GqlContext, info: Pick<GraphQLResolveInfo, 'path'>): string | undefined {
-  if (!ctx.idempotencyKey || !ctx.idempotencyScope) return undefined;
-  return operationRequestKey(ctx.idempotencyScope, `${ctx.idempotencyKey}\u0000${responsePathAsArray(info.path).join('.')}`);
+export function mutationFieldContext(ctx: GqlContext, info: Pick<GraphQLResolveInfo, 'path'>): GqlContext {
+  if (!ctx.idempotencyKey) return ctx;
+  return { ...ctx, idempotencyKey: `${ctx.idempotencyKey}/${responsePathAsArray(info.path).join('.')}` };
+}
+
+/**
+ * The request key a money mutation records with what it makes (transfers.request_key, as REST's
+ * requestKeyOf), from its field's key (mutationFieldContext). Undefined without a claimed key.
+ */
+export function mutationRequestKey(ctx: GqlContext): string | undefined {
+  return ctx.idempotencyKey && ctx.idempotencyScope ? operationRequestKey(ctx.idempotencyScope, ctx.idempotencyKey) : undefined;
 }
 
 export interface Need {

@@ -10,9 +10,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import mercurius from 'mercurius';
-import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLResolveInfo } from 'graphql';
 import { BASE_RESOLVERS, BASE_SDL } from './base';
-import { newContext, type GqlContext } from './context';
+import { mutationFieldContext, newContext, type GqlContext } from './context';
 import { baseUrlOf } from '../routes/caller';
 import { errorEnvelopeSchema, errorResponses } from '../schemas';
 import { formatError } from './errors';
@@ -25,11 +25,20 @@ import { startSubscriptionServer } from './ws';
 
 export const GRAPHQL_PATH = '/api/graphql';
 
+type Resolver = (parent: unknown, args: unknown, ctx: GqlContext, info: GraphQLResolveInfo) => unknown;
+
 function mergeAreas(areas: GraphQLArea[]): { sdl: string; resolvers: Record<string, Record<string, unknown>> } {
   const resolvers: Record<string, Record<string, unknown>> = {};
   for (const a of areas) {
     for (const [type, fields] of Object.entries(a.resolvers)) resolvers[type] = { ...(resolvers[type] ?? {}), ...fields };
   }
+  // Each mutation field runs with an Idempotency-Key of its own (mutationFieldContext).
+  resolvers.Mutation = Object.fromEntries(
+    Object.entries(resolvers.Mutation ?? {}).map(([name, fn]) => [
+      name,
+      (parent: unknown, args: unknown, ctx: GqlContext, info: GraphQLResolveInfo) => (fn as Resolver)(parent, args, mutationFieldContext(ctx, info), info),
+    ]),
+  );
   return { sdl: [BASE_SDL, ...areas.map((a) => a.typeDefs)].join('\n'), resolvers };
 }
 

@@ -12,7 +12,6 @@ import { reviewTransfer, startTransfer } from '../../../domain/transfers/start';
 import type { Transfer } from '../../../domain/transfers/records';
 import { getTransferWithProgress } from '../../../domain/transfers/visibility';
 import type { FastifyInstance } from 'fastify';
-import type { GraphQLResolveInfo } from 'graphql';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';
@@ -213,7 +212,7 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
           updateOwnAccount((await as(ctx, { permission: 'write', tag: TAG.accounts })).principal, id, input),
         deposit: (_: unknown, args: CashArgs, ctx: GqlContext) => cash('deposit', args, ctx),
         withdraw: (_: unknown, args: CashArgs, ctx: GqlContext) => cash('withdrawal', args, ctx),
-        createTransfer: async (_: unknown, { input }: { input: TransferInputArgs }, ctx: GqlContext, info: GraphQLResolveInfo) => {
+        createTransfer: async (_: unknown, { input }: { input: TransferInputArgs }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG.transfers });
           return startTransfer(
             app.transfers,
@@ -227,7 +226,7 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
               reference: input.reference ?? undefined,
               description: input.description ?? undefined,
               metadata: input.metadata ?? undefined,
-              requestKey: mutationRequestKey(ctx, info),
+              requestKey: mutationRequestKey(ctx),
             },
             { workflow: input.workflowEnabled !== false },
           );

@@ -21,7 +21,6 @@ import {
 } from '../../routes/defi/requests';
 import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from '../../routes/defi/presenters';
 import { flashLoanSchema, poolsSchema, quoteAndExecuteSchema, swapExecuteSchema, swapQuoteQuerySchema, swapQuoteSchema, TAG } from '../../routes/defi/schemas';
-import type { GraphQLResolveInfo } from 'graphql';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { defiTypeDefs } from './defi-schema';
 import { camelize, restInput } from '../rest';
@@ -59,14 +58,14 @@ export function defiArea(_app: FastifyInstance): GraphQLArea {
           const q = await quoteFromBody(c, restInput<QuoteBody>(swapQuoteSchema.body, input));
           return camelize(presentSwapQuote(q));
         },
-        executeDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext, info: GraphQLResolveInfo) => {
+        executeDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG });
-          const s = await executeFromBody(c, restInput<ExecuteBody>(swapExecuteSchema.body, input), mutationRequestKey(ctx, info));
+          const s = await executeFromBody(c, restInput<ExecuteBody>(swapExecuteSchema.body, input), mutationRequestKey(ctx));
           return camelize(presentSubmitted(s));
         },
-        quoteAndExecuteDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext, info: GraphQLResolveInfo) => {
+        quoteAndExecuteDefiSwap: async (_: unknown, { input }: Input, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG });
-          const { quote, swap } = await quoteAndExecuteFromBody(c, restInput<QuoteAndExecuteBody>(quoteAndExecuteSchema.body, input), mutationRequestKey(ctx, info));
+          const { quote, swap } = await quoteAndExecuteFromBody(c, restInput<QuoteAndExecuteBody>(quoteAndExecuteSchema.body, input), mutationRequestKey(ctx));
           return camelize({ ...presentSubmitted(swap), quote: presentSwapQuote(quote) });
         },
         flashLoan: async (_: unknown, { input }: Input, ctx: GqlContext) => {

@@ -17,7 +17,6 @@ import { getProfile, updateProfile } from '../../../domain/mobile/profiles';
 import { getReceipt, type Receipt } from '../../../domain/mobile/receipts';
 import { receiveDetails } from '../../../domain/mobile/receive';
 import { presentIntent, presentP2p } from '../../routes/mobile/presenters';
-import type { GraphQLResolveInfo } from 'graphql';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';
@@ -344,10 +343,9 @@ export function mobileArea(app: FastifyInstance): GraphQLArea {
           _: unknown,
           { input }: { input: { toUser: string; amount: string; currency: string; note?: string | null; fromAccount?: string | null } },
           ctx: GqlContext,
-          info: GraphQLResolveInfo,
         ) => {
           const c = await as(ctx, { permission: 'write', tag: TAG });
-          const x = await sendP2p(app.transfers, c.principal, { to_user: input.toUser, amount: input.amount, currency: input.currency, note: opt(input.note), from_account: opt(input.fromAccount) }, mutationRequestKey(ctx, info));
+          const x = await sendP2p(app.transfers, c.principal, { to_user: input.toUser, amount: input.amount, currency: input.currency, note: opt(input.note), from_account: opt(input.fromAccount) }, mutationRequestKey(ctx));
           return camelize(presentP2p(x));
         },
         markNotificationRead: async (_: unknown, args: { id: string }, ctx: GqlContext) => markNotificationRead((await as(ctx, { permission: 'write', tag: TAG })).principal, args.id),
