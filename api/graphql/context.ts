@@ -18,7 +18,10 @@ export interface GqlContext {
   principal: Principal | null;
   ip: string;
   loaders: Loaders;
-  /** The request's Idempotency-Key (HTTP): mutations hand it to the domain as REST routes do. */
+  /**
+   * The request's Idempotency-Key (HTTP); in a mutation field, that field's own key
+   * (mutationFieldContext). Mutations hand it to the domain as REST routes do.
+   */
   idempotencyKey?: string;
   /** The credential scope the Idempotency-Key was claimed in (api/plugins/idempotency.ts). */
   idempotencyScope?: string;
