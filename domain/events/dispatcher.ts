@@ -161,8 +161,8 @@ export async function dispatchOnce(opts: DispatchOptions = {}): Promise<Dispatch
   return { events, deliveries: counter.deliveries, restarted };
 }
 
-/** Records a run of the dispatcher for the dashboard (heartbeat, counters, last error). */
-async function recordRun(result: DispatchResult | undefined, error: unknown, intervalMs: number): Promise<void> {
+/** Records a run of the relay for the dashboard (heartbeat, events published, last error). */
+async function recordRun(events: number, error: unknown, intervalMs: number): Promise<void> {
   await getPool().query(
     `INSERT INTO event_consumers (name, last_run_at, last_success_at, last_error, last_error_at, runs, errors, events_processed, interval_ms, updated_at)
      VALUES ($1, now(), CASE WHEN $2 THEN now() END, $3, CASE WHEN $2 THEN NULL ELSE now() END, 1, CASE WHEN $2 THEN 0 ELSE 1 END, $4, $5, now())
@@ -176,7 +176,7 @@ async function recordRun(result: DispatchResult | undefined, error: unknown, int
        events_processed = event_consumers.events_processed + $4,
        interval_ms = $5,
        updated_at = now()`,
-    [DISPATCHER_NAME, error === undefined, error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 500), result?.events ?? 0, intervalMs],
+    [DISPATCHER_NAME, error === undefined, error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 500), events, intervalMs],
   );
 }
 
@@ -184,10 +184,10 @@ async function recordRun(result: DispatchResult | undefined, error: unknown, int
 export async function dispatchAndRecord(opts: DispatchOptions = {}, intervalMs = 0): Promise<DispatchResult> {
   try {
     const r = await dispatchOnce(opts);
-    await recordRun(r, undefined, intervalMs);
+    await recordRun(r.events, undefined, intervalMs);
     return r;
   } catch (err) {
-    await recordRun(undefined, err, intervalMs).catch(() => undefined);
+    await recordRun(0, err, intervalMs).catch(() => undefined);
     throw err;
   }
 }
@@ -214,9 +214,9 @@ export function startEventDispatcher(opts: DispatchOptions & { intervalMs?: numb
       try {
         const r = await relayOnce({ batchSize });
         full = r.published >= batchSize;
-        await recordRun({ events: r.published, deliveries: 0, restarted: 0 }, undefined, intervalMs);
+        await recordRun(r.published, undefined, intervalMs);
       } catch (err) {
-        await recordRun(undefined, err, intervalMs).catch(() => undefined);
+        await recordRun(0, err, intervalMs).catch(() => undefined);
       }
       if (!full && !stopped) await pause.sleep(intervalMs);
     }

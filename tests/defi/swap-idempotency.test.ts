@@ -29,10 +29,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const newKey = newIdempotencyKey;
 const post = (url: string, key: string, payload: Record<string, unknown>, headers = t.headers) =>
   t.app.inject({ method: 'POST', url, headers: { ...headers, 'idempotency-key': key }, payload });
-
 
 async function swapsOf(userId: string): Promise<string[]> {
   const { rows } = await getPool().query<{ id: string }>('SELECT id FROM defi_swaps WHERE user_id = $1 ORDER BY created_at', [userId]);
@@ -43,7 +41,7 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
   it('POST /api/v2/defi/swap/execute: the retry answers 201 with the same swap; one swap, one workflow, the tokens moved once', async () => {
     const before = await swapsOf(t.user.userId);
     const eth0 = await book(acct, 'ETH', 'arbitrum');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { from_token: 'ETH', to_token: 'USDC', amount: '0.5', slippage_bps: 100, chain: 'arbitrum', account_id: acct };
     const first = await post('/api/v2/defi/swap/execute', key, body);
     expect(first.statusCode, first.body).toBe(201);
@@ -76,7 +74,7 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
     });
     expect(q.statusCode, q.body).toBe(201);
     const usdc0 = await book(acct, 'USDC', 'arbitrum');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { quote_id: q.json().data.quote_id, wallet_address: EVM_WALLET, max_gas_price_gwei: 50, deadline_minutes: 10, account_id: acct };
     const first = await post('/api/v1/defi/swap/execute', key, body);
     expect(first.statusCode, first.body).toBe(201);
@@ -91,7 +89,7 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
   });
 
   it('a key reused for another swap once its stored answer is gone is 409, nothing swapped', async () => {
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { from_token: 'ETH', to_token: 'USDC', amount: '0.1', slippage_bps: 100, chain: 'arbitrum', account_id: acct };
     const first = await post('/api/v2/defi/swap/execute', key, body);
     expect(first.statusCode, first.body).toBe(201);
@@ -108,7 +106,7 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
     const before = await swapsOf(t.user.userId);
     const { operationRequestKey } = await import('../../api/plugins/idempotency');
     const { quoteAndExecuteFromBody } = await import('../../api/routes/defi/requests');
-    const requestKey = operationRequestKey('some-credential', newKey());
+    const requestKey = operationRequestKey('some-credential', newIdempotencyKey());
     const body = { from_token: 'ETH', to_token: 'USDC', amount: '0.05', slippage_bps: 100, chain: 'arbitrum', account_id: acct };
     const who = { userId: t.user.userId, environment: 'sandbox' as const };
     const runs = await Promise.all([1, 2, 3].map(() => quoteAndExecuteFromBody(who, body, requestKey)));
@@ -122,8 +120,8 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
   it('two different keys make two swaps; the same key from another user is independent', async () => {
     const before = await swapsOf(t.user.userId);
     const body = { from_token: 'ETH', to_token: 'USDC', amount: '0.1', slippage_bps: 100, chain: 'arbitrum', account_id: acct };
-    const a = await post('/api/v2/defi/swap/execute', newKey(), body);
-    const key = newKey();
+    const a = await post('/api/v2/defi/swap/execute', newIdempotencyKey(), body);
+    const key = newIdempotencyKey();
     const b = await post('/api/v2/defi/swap/execute', key, body);
     expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
     expect(a.json().data.swap_id).not.toBe(b.json().data.swap_id);
@@ -144,7 +142,7 @@ describe('Idempotency-Key takeover after a crash (GraphQL swaps)', () => {
   it('quoteAndExecuteDefiSwap: the retried document answers with the same swap; the tokens moved once', async () => {
     const before = await swapsOf(t.user.userId);
     const eth0 = await book(acct, 'ETH', 'arbitrum');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const payload = {
       query: 'mutation($input: QuoteAndExecuteSwapInput!) { quoteAndExecuteDefiSwap(input: $input) { swapId } }',
       variables: { input: { fromToken: 'ETH', toToken: 'USDC', amount: '0.25', slippageBps: 100, chain: 'arbitrum', accountId: acct } },

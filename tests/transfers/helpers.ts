@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { getPool } from '../../domain/db/pool';
 import type { TestApp } from '../helpers/app';
 
 export async function openFundedAccount(t: TestApp, headers: Record<string, string>, amount = '1000.00', asset = 'USD'): Promise<string> {
@@ -29,3 +30,9 @@ export async function waitForTransfer(t: TestApp, headers: Record<string, string
 }
 
 export const settled = (s: string) => s === 'completed' || s === 'failed';
+
+/** The ids of the transfers sent from an account, oldest first. */
+export async function transfersFrom(accountId: string): Promise<string[]> {
+  const { rows } = await getPool().query<{ id: string }>('SELECT id FROM transfers WHERE from_account_id = $1 ORDER BY created_at, id', [accountId]);
+  return rows.map((r) => r.id);
+}

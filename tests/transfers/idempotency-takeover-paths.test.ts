@@ -4,11 +4,10 @@
  * hold several money mutations under the one key) and mobile P2P.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPool } from '../../domain/db/pool';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
-import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
+import { balance, openFundedAccount, settled, transfersFrom, waitForTransfer } from './helpers';
 
 let t: TestApp;
 let w: TestWorker;
@@ -24,14 +23,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-const newKey = newIdempotencyKey;
-
-
-async function transfersFrom(accountId: string): Promise<string[]> {
-  const { rows } = await getPool().query<{ id: string }>('SELECT id FROM transfers WHERE from_account_id = $1 ORDER BY created_at, id', [accountId]);
-  return rows.map((r) => r.id);
-}
-
 const graphql = (key: string, query: string, variables: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/graphql', headers: { ...t.headers, 'idempotency-key': key }, payload: { query, variables } });
 
@@ -39,7 +30,7 @@ describe('Idempotency-Key takeover after a crash: GraphQL createTransfer', () =>
   it('the retried document answers with the same transfer; the money moved once', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const doc = 'mutation($i: TransferInput!) { createTransfer(input: $i) { id status } }';
     const vars = { i: { fromAccount: from, toAccount: to, amount: '10.00', assetCode: 'USD', workflowEnabled: false } };
     const first = await graphql(key, doc, vars);
@@ -57,7 +48,7 @@ describe('Idempotency-Key takeover after a crash: GraphQL createTransfer', () =>
   it('two transfers in one document under one key are two transfers, each made once across a retry', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const doc = `mutation($a: TransferInput!, $b: TransferInput!) {
       first: createTransfer(input: $a) { id }
       second: createTransfer(input: $b) { id }
@@ -84,7 +75,7 @@ describe('Idempotency-Key takeover after a crash: GraphQL createTransfer', () =>
 describe('Idempotency-Key takeover after a crash: mobile P2P', () => {
   it('the retry answers with the same P2P transfer; the money moved once', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const send = () =>
       t.app.inject({
         method: 'POST',

@@ -11,7 +11,7 @@ import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
-import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
+import { balance, openFundedAccount, settled, transfersFrom, waitForTransfer } from './helpers';
 
 let t: TestApp;
 let w: TestWorker;
@@ -24,16 +24,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const newKey = newIdempotencyKey;
-
 const transfer = (key: string, payload: Record<string, unknown>, headers = t.headers) =>
   t.app.inject({ method: 'POST', url: '/api/v2/transfers', headers: { ...headers, 'idempotency-key': key }, payload });
-
-
-async function transfersFrom(accountId: string): Promise<string[]> {
-  const { rows } = await getPool().query<{ id: string }>('SELECT id FROM transfers WHERE from_account_id = $1 ORDER BY created_at', [accountId]);
-  return rows.map((r) => r.id);
-}
 
 /** Ledger entries that moved the account's money, deposits aside. */
 async function entriesOn(accountId: string): Promise<number> {
@@ -57,7 +49,7 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
   it('the retry answers 201 with the same transfer; the money moved once', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { from_account: from, to_account: to, amount: '10.00', asset_code: 'USD', workflow_enabled: false };
     const first = await transfer(key, body);
     expect(first.statusCode, first.body).toBe(201);
@@ -84,7 +76,7 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
   it('the legacy route is idempotent by its key too', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { from_account: from, to_account: to, amount: 10, currency: 'USD', description: 'legacy' };
     const send = () => t.app.inject({ method: 'POST', url: '/api/transfers', headers: { ...t.headers, 'idempotency-key': key }, payload: body });
     const first = await send();
@@ -100,8 +92,8 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
     const body = { from_account: from, to_account: to, amount: '10.00', asset_code: 'USD', workflow_enabled: false };
-    const a = await transfer(newKey(), body);
-    const b = await transfer(newKey(), body);
+    const a = await transfer(newIdempotencyKey(), body);
+    const b = await transfer(newIdempotencyKey(), body);
     expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
     expect(a.json().data.uuid).not.toBe(b.json().data.uuid);
     expect(await transfersFrom(from)).toHaveLength(2);
@@ -110,7 +102,7 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
 
   it('the same key from another user is independent', async () => {
     const other = await createTestUser();
-    const key = newKey();
+    const key = newIdempotencyKey();
     const mine = await openFundedAccount(t, t.headers, '100.00');
     const theirs = await openFundedAccount(t, other.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
@@ -124,7 +116,7 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
   it('a key reused for another transfer once its stored answer is gone is 409, nothing moves', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const first = await transfer(key, { from_account: from, to_account: to, amount: '10.00', asset_code: 'USD', workflow_enabled: false });
     expect(first.statusCode).toBe(201);
     // Past the 24 hours the middleware keeps answers.
@@ -144,7 +136,7 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
     // lock: here four runs of one request reach the domain at once, none recorded yet, alongside
     // unrelated transfers in the same batches.
     const { operationRequestKey } = await import('../../api/plugins/idempotency');
-    const requestKey = operationRequestKey('some-credential', newKey());
+    const requestKey = operationRequestKey('some-credential', newIdempotencyKey());
     const input = { userId: t.user.userId, environment: 'sandbox' as const, fromAccountId: from, toAccountId: to, amount: '10.00', assetCode: 'USD', requestKey };
     const results = await Promise.all([
       ...[1, 2, 3, 4].map(() => t.app.transfers.createImmediateTransfer(input)),
@@ -163,7 +155,7 @@ describe('Idempotency-Key takeover after a crash (immediate transfers)', () => {
   it('a key given twice in one set-wise batch, or already recorded, sends the batch one by one; only that slot answers with the key\'s transfer', async () => {
     const a = await t.app.transfers.prepareImmediateTransfer({
       userId: t.user.userId, environment: 'sandbox', fromAccountId: await openFundedAccount(t, t.headers, '100.00'), toAccountId: await openFundedAccount(t, t.headers, '0'),
-      amount: '1.00', assetCode: 'USD', requestKey: `k-${newKey()}`,
+      amount: '1.00', assetCode: 'USD', requestKey: `k-${newIdempotencyKey()}`,
     });
     const b = await t.app.transfers.prepareImmediateTransfer({
       userId: t.user.userId, environment: 'sandbox', fromAccountId: await openFundedAccount(t, t.headers, '100.00'), toAccountId: await openFundedAccount(t, t.headers, '0'),
@@ -189,7 +181,7 @@ describe('Idempotency-Key takeover after a crash (workflow transfers)', () => {
   it('the retry answers 201 with the same transfer and workflow; one workflow, the money moved once', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { from_account: from, to_account: to, amount: '10.00', asset_code: 'USD', workflow_enabled: true };
     const first = await transfer(key, body);
     expect(first.statusCode, first.body).toBe(201);
@@ -214,7 +206,7 @@ describe('Idempotency-Key takeover after a crash (workflow transfers)', () => {
   it('a crash before the workflow started: the retry starts it, once', async () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
-    const key = newKey();
+    const key = newIdempotencyKey();
     const body = { from_account: from, to_account: to, amount: '10.00', asset_code: 'USD', workflow_enabled: true };
     // The first run recorded the transfer and died before starting its workflow.
     const { rows } = await getPool().query<{ id: string }>(
