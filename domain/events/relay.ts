@@ -28,7 +28,7 @@ export interface OutboxRow {
   derived?: DerivedEvent[] | null;
 }
 
-/** An event carried inside an outbox row (one row per immediate transfer: migration 20261127100000). */
+/** An event carried inside an outbox row (one row per immediate transfer: migration 20261127100000), as outbox__derived gives it. */
 export interface DerivedEvent {
   id: string;
   type: string;
@@ -90,8 +90,9 @@ export async function relayOnce(opts: { batchSize?: number } = {}): Promise<Rela
   return withTransaction(async (c) => {
     const { rows: lock } = await c.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
     if (!lock[0].locked) return { published: 0, messages: 0, standby: true };
+    // A transfer's derived events are stored by reference; outbox__derived builds their data (20261129090000).
     const { rows } = await c.query<OutboxRow>(
-      `SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at, seq, derived
+      `SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at, seq, outbox__derived(derived, data) AS derived
          FROM outbox_events WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
       [batchSize],
     );

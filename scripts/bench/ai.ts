@@ -67,9 +67,8 @@ export async function benchAi(): Promise<void> {
       await pool.query('SELECT count(ledger_post_entry(p)) FROM unnest($1::jsonb[]) AS p', [payloads]);
     }
     // Spread over the past year in posting order, oldest first, as real history is written (history is
-    // immutable: the seed sets the guard aside for this one statement's transaction). That session also
-    // skips the triggers that keep the query read model, so its rows are dated the same way; CLUSTER then
-    // gives them the physical order in time that appending as they happen gives real rows.
+    // immutable: the seed sets the guard aside for this one statement's transaction). The lines were
+    // appended in posting order, so their physical order is already their order in time.
     const c = await pool.connect();
     try {
       await c.query('BEGIN');
@@ -78,12 +77,10 @@ export async function benchAi(): Promise<void> {
         `UPDATE ledger_lines SET created_at = now() - (((SELECT max(seq) FROM ledger_lines) - seq) * (525600.0 / $2)) * interval '1 minute' WHERE user_id = $1`,
         [user.id, TRANSACTIONS],
       );
-      await c.query(`UPDATE ai_transaction_facts f SET created_at = l.created_at FROM ledger_lines l WHERE l.id = f.line_id AND f.user_id = $1`, [user.id]);
       await c.query('COMMIT');
     } finally {
       c.release();
     }
-    await pool.query('CLUSTER ai_transaction_facts USING ai_transaction_facts_user_idx');
     await pool.query('VACUUM ANALYZE');
     console.log(`seeded ${TRANSACTIONS.toLocaleString('en')} transactions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const { value } = await createApiKey({ userId: user.id, name: 'bench', environment: 'sandbox', permissions: ['read', 'write'] });

@@ -5,7 +5,11 @@
 //   PROFILE_CONCURRENCY (16), PROFILE_SECONDS (8), PROFILE_ACCOUNTS (50)
 //   PROFILE_PATCH=<file.sql>: SQL run after the migrations (try a changed function or index first)
 //   PROFILE_PERF=<file>: `perf record -a -g` over the measured seconds (read it with perf report --comm postgres)
-import { spawn } from 'node:child_process';
+//   PROFILE_FIXED=<batches>: instead, a fixed workload on one connection (that many batches of 8
+//     transfers, as the group commit sends them), printing the backend's CPU and the WAL per transfer:
+//     steadier than throughput on a noisy machine. PROFILE_WALDUMP=<pg_wal dir> adds pg_waldump's
+//     record statistics for that WAL (run as a user who can read the directory).
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createAccount } from '../../domain/accounts';
@@ -42,6 +46,7 @@ export async function profilePostgres(): Promise<void> {
       await transfers.createImmediateTransfer({ userId: user!.id, environment: 'sandbox', fromAccountId: accounts[a], toAccountId: accounts[b], amount: '10.00', assetCode: 'USD' });
     };
     await drive(CONCURRENCY, 2, transfer); // warm-up
+    if (process.env.PROFILE_FIXED) return fixedWorkload(pool, transfers, user!.id, accounts, Number(process.env.PROFILE_FIXED));
     const backends = async () =>
       new Map((await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db])).rows.map((r) => [r.pid, processCpuMs(r.pid)]));
     await pool.query('SELECT pg_stat_reset()');
@@ -72,6 +77,37 @@ export async function profilePostgres(): Promise<void> {
     }
     await closePrisma();
   }, 20);
+}
+
+/** PROFILE_FIXED: the same batches every run, one after another on one connection. */
+async function fixedWorkload(pool: ReturnType<typeof getPool>, transfers: ReturnType<typeof createTransferService>, userId: string, accounts: string[], batches: number) {
+  const c = await pool.connect();
+  try {
+    const batch = async (b: number) => {
+      const items = [];
+      for (let k = 0; k < 8; k++) {
+        const i = (b * 8 + k) % accounts.length;
+        const input = { userId, environment: 'sandbox' as const, fromAccountId: accounts[i], toAccountId: accounts[(i + 7) % accounts.length], amount: '10.00', assetCode: 'USD' };
+        items.push((await transfers.prepareImmediateTransfer(input)).item);
+      }
+      await c.query({ name: 'batch', text: 'SELECT transfers_create_immediate_batch_setwise($1::jsonb) AS r', values: [JSON.stringify(items)] });
+    };
+    for (let b = 0; b < 20; b++) await batch(b); // warm-up: plans cached on this connection
+    const { rows } = await c.query<{ pid: number; lsn: string }>('SELECT pg_backend_pid() AS pid, pg_current_wal_insert_lsn()::text AS lsn');
+    const cpu0 = processCpuMs(rows[0].pid);
+    for (let b = 0; b < batches; b++) await batch(b);
+    const { rows: end } = await c.query<{ lsn: string; bytes: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS bytes', [rows[0].lsn]);
+    const n = batches * 8;
+    console.log(`fixed workload: ${n} transfers in batches of 8 on one connection`);
+    console.log(`  backend CPU ${((processCpuMs(rows[0].pid) - cpu0) / n).toFixed(3)} ms per transfer, WAL ${(Number(end[0].bytes) / n).toFixed(0)} bytes per transfer`);
+    if (process.env.PROFILE_WALDUMP) {
+      const dump = spawnSync('/usr/lib/postgresql/15/bin/pg_waldump', ['-p', process.env.PROFILE_WALDUMP, '-s', rows[0].lsn, '-e', end[0].lsn, '--stats=record'], { encoding: 'utf8' });
+      console.log(dump.stdout || dump.stderr);
+    }
+  } finally {
+    c.release();
+  }
+  await closePrisma();
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -44,8 +44,6 @@ async function post(opts: { account?: string; asset: string; amount: string; dir
     // History is immutable (a trigger refuses updates); a test dating its seed rows in the past sets it aside for this transaction only.
     await c.query('SET LOCAL session_replication_role = replica');
     await c.query('UPDATE ledger_lines SET created_at = $2 WHERE entry_id = $1', [e.id, opts.at]);
-    // The same guard-free session skips the triggers that keep the query read model, so it is dated too.
-    await c.query('UPDATE ai_transaction_facts SET created_at = $2 WHERE entry_id = $1', [e.id, opts.at]);
     return e;
   });
 }

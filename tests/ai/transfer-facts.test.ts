@@ -1,6 +1,7 @@
-// The query read model's rows for immediate transfers are written by the transfer batch itself
-// (migration 20261128090000); every other posting's by the ledger_lines trigger. Both must give the
-// rows the read model's original projection (20261126040000) gives for the same lines.
+// The query facts of immediate transfers' lines are written by the transfer batch itself; every other
+// posting's by the ledger_lines row trigger (both columns of the line since 20261129090000, read through
+// the ai_transaction_facts view). Both must give what the read model's original projection
+// (20261126040000) gives for the same lines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { createTestApp, type TestApp } from '../helpers/app';
@@ -83,7 +84,7 @@ describe('query read model rows of immediate transfers', () => {
     expect(actual.find((f) => f.asset_code === 'EUR' && f.description === 'dinner' && f.incoming)?.usd_cents).toBe('783');
   });
 
-  it('postings outside the batch (deposits) still get their rows from the trigger', async () => {
+  it('postings outside the batch (deposits) get their facts from the trigger', async () => {
     const account = await openFundedAccount(t, t.headers, '42.00', 'USD');
     const { rows } = await getPool().query<{ entry_id: string }>(
       `SELECT DISTINCT l.entry_id FROM ledger_lines l JOIN accounts a ON a.id = l.account_id WHERE a.id = $1`,

@@ -9,6 +9,7 @@ import { messageBody, pruneOutbox, relayAll, relayOnce, type OutboxRow } from '.
 import { eventStream, subjectFor } from '../../domain/events/stream';
 import { collectBrokerStatus } from '../../domain/observability/broker';
 import { createTestApp, type TestApp } from '../helpers/app';
+import { openFundedAccount } from '../transfers/helpers';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -112,6 +113,39 @@ describe('the outbox relay', () => {
       c.release();
     }
     expect((await relayOnce()).published).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('events of an immediate transfer', () => {
+  it('reach the stream with their data as of the transfer, though its row stores the derived events by reference', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const to = await openFundedAccount(t, t.headers, '5.00');
+    await relayAll();
+    const pay = (amount: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v2/transfers', headers: t.headers, payload: { from_account: from, to_account: to, amount, asset_code: 'USD', workflow_enabled: false } });
+    const first = (await pay('10.00')).json().data.uuid as string;
+    // A later transfer moves the same accounts before the relay reads the first one's row.
+    expect((await pay('1.00')).statusCode).toBe(201);
+    const pool = getPool();
+    const { rows: stored } = await pool.query<{ derived: Array<Record<string, unknown>> }>(`SELECT derived FROM outbox_events WHERE aggregate_id = $1`, [first]);
+    expect(stored[0].derived.some((d) => 'data' in d)).toBe(false);
+    const { rows: events } = await pool.query<{ id: string; type: string; aggregate_id: string; data: Record<string, unknown> }>(
+      `SELECT id, type, aggregate_id, data FROM platform_events WHERE seq = (SELECT seq FROM outbox_events WHERE aggregate_id = $1) ORDER BY ord`,
+      [first],
+    );
+    expect(events[0].type).toBe('transfer.created');
+    expect(events.at(-1)).toMatchObject({ type: 'transfer.completed', aggregate_id: first, data: events[0].data });
+    const credit = events.find((e) => e.type === 'transaction.completed' && e.data.account_id === to)!;
+    expect(credit.data).toMatchObject({ id: credit.aggregate_id, amount: '10.00', balance_after: '15.00', status: 'completed' });
+    expect(events.find((e) => e.type === 'account.balance_updated' && e.aggregate_id === to)!.data).toMatchObject({ total_balance: '15.00', available_balance: '15.00' });
+
+    await relayAll();
+    const { rows: o } = await pool.query<{ stream_seq: string }>(`SELECT stream_seq FROM outbox_events WHERE aggregate_id = $1`, [first]);
+    const h = await eventStream();
+    for (const [i, e] of events.entries()) {
+      const m = (await h.jsm.streams.getMessage(h.settings.stream, { seq: Number(o[0].stream_seq) + i }))!;
+      expect(m.json()).toMatchObject({ id: e.id, type: e.type, aggregate_id: e.aggregate_id, data: e.data });
+    }
   });
 });
 
