@@ -5,10 +5,12 @@
 //   PROFILE_CONCURRENCY (16), PROFILE_SECONDS (8), PROFILE_ACCOUNTS (50)
 //   PROFILE_PATCH=<file.sql>: SQL run after the migrations (try a changed function or index first)
 //   PROFILE_PERF=<file>: `perf record -a -g` over the measured seconds (read it with perf report --comm postgres)
-//   PROFILE_FIXED=<batches>: instead, a fixed workload on one connection (that many batches of 8
-//     transfers, as the group commit sends them), printing the backend's CPU and the WAL per transfer:
+//   PROFILE_FIXED=<batches>: instead, a fixed workload on one connection (that many batches of
+//     PROFILE_BATCH (8) transfers, as the group commit sends them), printing the backend's CPU and the WAL per transfer:
 //     steadier than throughput on a noisy machine. PROFILE_WALDUMP=<pg_wal dir> adds pg_waldump's
-//     record statistics for that WAL (run as a user who can read the directory).
+//     record statistics for that WAL (run as a user who can read the directory); PROFILE_PERF records
+//     the backend alone; PROFILE_EXPLAIN=1 prints one batch's plans with their times (auto_explain,
+//     nested statements included) instead.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -81,24 +83,39 @@ export async function profilePostgres(): Promise<void> {
 
 /** PROFILE_FIXED: the same batches every run, one after another on one connection. */
 async function fixedWorkload(pool: ReturnType<typeof getPool>, transfers: ReturnType<typeof createTransferService>, userId: string, accounts: string[], batches: number) {
+  const size = Number.parseInt(process.env.PROFILE_BATCH ?? '8', 10);
   const c = await pool.connect();
   try {
     const batch = async (b: number) => {
       const items = [];
-      for (let k = 0; k < 8; k++) {
-        const i = (b * 8 + k) % accounts.length;
-        const input = { userId, environment: 'sandbox' as const, fromAccountId: accounts[i], toAccountId: accounts[(i + 7) % accounts.length], amount: '10.00', assetCode: 'USD' };
+      for (let k = 0; k < size; k++) {
+        const i = (b * size + k) % accounts.length;
+        const input = { userId, environment: 'sandbox' as const, fromAccountId: accounts[i], toAccountId: accounts[(i + 1 + (b % (accounts.length - 1))) % accounts.length], amount: '10.00', assetCode: 'USD' };
         items.push((await transfers.prepareImmediateTransfer(input)).item);
       }
       await c.query({ name: 'batch', text: 'SELECT transfers_create_immediate_batch_setwise($1::jsonb) AS r', values: [JSON.stringify(items)] });
     };
     for (let b = 0; b < 20; b++) await batch(b); // warm-up: plans cached on this connection
+    if (process.env.PROFILE_EXPLAIN) {
+      c.on('notice', (m) => console.log(m.message));
+      await c.query(`LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_analyze = on; SET auto_explain.log_level = notice; SET client_min_messages = notice`);
+      await batch(20);
+      return;
+    }
     const { rows } = await c.query<{ pid: number; lsn: string }>('SELECT pg_backend_pid() AS pid, pg_current_wal_insert_lsn()::text AS lsn');
     const cpu0 = processCpuMs(rows[0].pid);
+    const perf = process.env.PROFILE_PERF
+      ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(rows[0].pid), '-o', process.env.PROFILE_PERF], { stdio: 'ignore' })
+      : null;
+    if (perf) await new Promise((r) => setTimeout(r, 500)); // perf attached
     for (let b = 0; b < batches; b++) await batch(b);
+    if (perf) {
+      perf.kill('SIGINT');
+      await new Promise((r) => perf.once('exit', r));
+    }
     const { rows: end } = await c.query<{ lsn: string; bytes: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS bytes', [rows[0].lsn]);
-    const n = batches * 8;
-    console.log(`fixed workload: ${n} transfers in batches of 8 on one connection`);
+    const n = batches * size;
+    console.log(`fixed workload: ${n} transfers in batches of ${size} on one connection`);
     console.log(`  backend CPU ${((processCpuMs(rows[0].pid) - cpu0) / n).toFixed(3)} ms per transfer, WAL ${(Number(end[0].bytes) / n).toFixed(0)} bytes per transfer`);
     if (process.env.PROFILE_WALDUMP) {
       const dump = spawnSync('/usr/lib/postgresql/15/bin/pg_waldump', ['-p', process.env.PROFILE_WALDUMP, '-s', rows[0].lsn, '-e', end[0].lsn, '--stats=record'], { encoding: 'utf8' });
