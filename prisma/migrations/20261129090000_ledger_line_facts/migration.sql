@@ -15,6 +15,7 @@
 -- 3. The batch looks each asset's USD rate up once (the facts' USD value): a join with a function
 --    call had become a lookup per line.
 -- 4. Derived events by reference (see outbox__event_data below).
+-- 5. The batch gathers its lines with one ordered aggregate instead of fourteen (each sorted apart).
 
 CREATE OR REPLACE FUNCTION ledger__new_id(p_prefix text) RETURNS text LANGUAGE sql VOLATILE AS $$
   SELECT p_prefix || '_' || overlay(replace(gen_random_uuid()::text, '-', '')
@@ -136,8 +137,16 @@ SELECT d.e->>'id', d.e->>'type', o.environment, d.e->>'user_id', d.e->>'aggregat
   FROM outbox_events o CROSS JOIN LATERAL jsonb_array_elements(o.derived) WITH ORDINALITY d(e, k)
  WHERE o.derived IS NOT NULL;
 
+-- A line of the batch as the batch function carries it from its checks to its writes: the account's
+-- posted totals once the line's transfer is applied (dp, cp) feed the balance events.
+CREATE TYPE transfers__batch_line AS (
+  item integer, no integer, id text, entry text, env text, ref text, acc text, dir text, amt numeric, tt text,
+  bal numeric, dp numeric, cp numeric
+);
+
 -- transfers_create_immediate_batch_setwise as in 20261128090000_transfer_batch_facts, writing its
--- lines' facts as columns and looking the rates up once, and its derived events by reference.
+-- lines' facts as columns and looking the rates up once, its derived events by reference, and its lines
+-- in one array of a row type instead of fourteen parallel arrays.
 CREATE OR REPLACE FUNCTION transfers_create_immediate_batch_setwise(p_items jsonb) RETURNS jsonb
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -148,20 +157,7 @@ DECLARE
   -- The batch's ledger accounts as locked, in id order.
   a        ledger_accounts[];
   -- Every line of every transfer, in batch then line order, as it will be written.
-  l_item   integer[];
-  l_no     integer[];
-  l_id     text[];
-  l_entry  text[];
-  l_env    text[];
-  l_ref    text[];
-  l_acc    text[];
-  l_dir    text[];
-  l_amt    numeric[];
-  l_tt     text[];
-  l_bal    numeric[];
-  -- The line's account's posted totals once its transfer is applied (for balance events).
-  l_dp     numeric[];
-  l_cp     numeric[];
+  v_lines  transfers__batch_line[];
   -- Each asset of the batch with its latest USD rate (the lines' query facts).
   r_asset  text[];
   r_rate   numeric[];
@@ -240,13 +236,11 @@ BEGIN
                              AND (dir <> normal OR ledger__rule_balance_limit(kind, normal, dp_after, dpend, cp_after, cpend, maxbal) IS NULL),
                            false))
            AND count(DISTINCT item) = v_n,
-         array_agg(item ORDER BY item, line_no), array_agg(line_no ORDER BY item, line_no),
-         array_agg(ledger__new_id('txn') ORDER BY item, line_no), array_agg(e->>'entry_id' ORDER BY item, line_no),
-         array_agg(e->>'environment' ORDER BY item, line_no), array_agg(e->>'reference' ORDER BY item, line_no),
-         array_agg(acc_id ORDER BY item, line_no), array_agg(dir ORDER BY item, line_no), array_agg(amt ORDER BY item, line_no),
-         array_agg(CASE WHEN kind = 'customer' THEN coalesce(l->>'transaction_type', ledger__txn_type(e->>'type', dir)) END ORDER BY item, line_no),
-         array_agg(bal ORDER BY item, line_no), array_agg(dp_after ORDER BY item, line_no), array_agg(cp_after ORDER BY item, line_no)
-    INTO v_ok, l_item, l_no, l_id, l_entry, l_env, l_ref, l_acc, l_dir, l_amt, l_tt, l_bal, l_dp, l_cp
+         -- One ordered aggregate of whole lines: PostgreSQL 15 sorts for each ordered aggregate.
+         array_agg(ROW(item, line_no, ledger__new_id('txn'), e->>'entry_id', e->>'environment', e->>'reference', acc_id, dir, amt,
+                       CASE WHEN kind = 'customer' THEN coalesce(l->>'transaction_type', ledger__txn_type(e->>'type', dir)) END,
+                       bal, dp_after, cp_after)::transfers__batch_line ORDER BY item, line_no)
+    INTO v_ok, v_lines
   FROM y;
 
   IF v_ok THEN
@@ -277,9 +271,9 @@ BEGIN
       credits_posted = la.credits_posted + d.cr,
       updated_at     = v_now
     FROM (SELECT acc, coalesce(sum(amt) FILTER (WHERE dir = 'debit'), 0) AS dr, coalesce(sum(amt) FILTER (WHERE dir = 'credit'), 0) AS cr
-          FROM unnest(l_acc, l_dir, l_amt) t(acc, dir, amt) GROUP BY acc) d
+          FROM unnest(v_lines) t GROUP BY acc) d
     -- id = ANY keeps the plan on the primary key whatever the planner guesses about d.
-    WHERE la.id = d.acc AND la.id = ANY (l_acc);
+    WHERE la.id = d.acc AND la.id = ANY (ARRAY(SELECT t.acc FROM unnest(v_lines) t));
 
     -- The lines, with their query facts (the columns ai__classify_line fills for other postings; the
     -- entry is the transfer's: no bridge), and one outbox row per transfer: transfer.created, its
@@ -291,8 +285,7 @@ BEGIN
     WITH t AS (
       SELECT t.*, la.asset_code, la.account_id, la.user_id, la.chain, p.precision, r.rate,
              (la.account_id IS NOT NULL AND la.user_id IS NOT NULL) AS customer, p_items->(t.item - 1)->'entry' AS e
-      FROM unnest(l_item, l_id, l_entry, l_no, l_env, l_ref, l_acc, l_dir, l_amt, l_bal, l_tt) WITH ORDINALITY
-             t(item, id, entry, no, env, ref, acc, dir, amt, bal, tt, n)
+      FROM unnest(v_lines) WITH ORDINALITY t(item, no, id, entry, env, ref, acc, dir, amt, tt, bal, dp, cp, n)
       JOIN unnest(a) la ON la.id = t.acc JOIN assets p ON p.code = la.asset_code
       JOIN unnest(r_asset, r_rate) r(asset, rate) ON r.asset = la.asset_code
     ), ins AS (
@@ -322,7 +315,7 @@ BEGIN
                                 'dp', b.dp, 'cp', b.cp, 'dpend', b.dpend, 'cpend', b.cpend, 'entry_id', b.entry)
       FROM (SELECT DISTINCT ON (t.item, t.acc) t.item, t.k, t.entry, t.acc, t.dp, t.cp, la.user_id, la.account_id,
                    la.debits_pending AS dpend, la.credits_pending AS cpend
-            FROM unnest(l_item, l_entry, l_acc, l_dp, l_cp) WITH ORDINALITY t(item, entry, acc, dp, cp, k)
+            FROM unnest(v_lines) WITH ORDINALITY t(item, no, id, entry, env, ref, acc, dir, amt, tt, bal, dp, cp, k)
             JOIN unnest(a) la ON la.id = t.acc
             WHERE la.kind = 'customer'
             ORDER BY t.item, t.acc) b
