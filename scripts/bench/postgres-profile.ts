@@ -123,8 +123,8 @@ async function fixedWorkload(pool: ReturnType<typeof getPool>, transfers: Return
     }
   } finally {
     c.release();
+    await closePrisma();
   }
-  await closePrisma();
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
