@@ -18,12 +18,18 @@ export async function balance(t: TestApp, headers: Record<string, string>, id: s
 }
 
 /** Polls the transfer until it leaves the given states (workflows finish asynchronously). */
-export async function waitForTransfer(t: TestApp, headers: Record<string, string>, id: string, until: (s: string) => boolean, timeoutMs = 20_000) {
+export async function waitForTransfer(
+  t: TestApp,
+  headers: Record<string, string>,
+  id: string,
+  until: (status: string, transfer: Record<string, any>) => boolean,
+  timeoutMs = 20_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await t.app.inject({ method: 'GET', url: `/api/v2/transfers/${id}`, headers });
     const data = r.json().data;
-    if (until(data.status)) return data;
+    if (until(data.status, data)) return data;
     if (Date.now() > deadline) throw new Error(`transfer ${id} still ${data.status}`);
     await new Promise((res) => setTimeout(res, 50));
   }

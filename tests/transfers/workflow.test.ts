@@ -85,7 +85,9 @@ describe('transfer workflow', () => {
     const to = await openFundedAccount(t, t.headers, '0');
     const r = await transfer({ from_account: from, to_account: to, amount: '6000.00', asset_code: 'USD', workflow_enabled: true });
     const id = r.json().data.uuid;
-    const held = await waitForTransfer(t, t.headers, id, (s) => s === 'pending_review');
+    // The row says pending_review as the risk check's activity commits; the workflow's progress follows
+    // when the workflow takes the activity's result (a moment later).
+    const held = await waitForTransfer(t, t.headers, id, (s, x) => s === 'pending_review' && x.workflow?.status === 'awaiting_review');
     expect(held.workflow).toMatchObject({ status: 'awaiting_review', current_step: 'review', completed_steps: ['validate', 'reserve', 'risk_check'] });
     expect(await balance(t, t.headers, from)).toMatchObject({ reserved_balance: '6005.00', available_balance: '2995.00' });
 
