@@ -33,6 +33,9 @@ interface Waiting<I, R> {
   reject(err: unknown): void;
 }
 
+// Captured at load: a test's fake timers must not hold back the answers.
+const answerLater: (fn: () => void) => void = globalThis.setImmediate;
+
 export class GroupCommit<I, R> {
   private queue: Array<Waiting<I, R>> = [];
   private inFlight = 0;
@@ -55,7 +58,10 @@ export class GroupCommit<I, R> {
       const keys = batch.flatMap((w) => w.locks);
       for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
       this.inFlight++;
-      void this.run(batch).finally(() => {
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
         for (const k of keys) {
           const n = (this.held.get(k) ?? 1) - 1;
           if (n === 0) this.held.delete(k);
@@ -63,7 +69,8 @@ export class GroupCommit<I, R> {
         }
         this.inFlight--;
         this.pump();
-      });
+      };
+      void this.run(batch, release).finally(release);
     }
   }
 
@@ -88,10 +95,13 @@ export class GroupCommit<I, R> {
     return batch;
   }
 
-  private async run(batch: Array<Waiting<I, R>>): Promise<void> {
+  private async run(batch: Array<Waiting<I, R>>, release: () => void): Promise<void> {
     try {
       const results = await this.opts.runBatch(batch.map((w) => w.item));
-      batch.forEach((w, i) => w.resolve(results[i]));
+      // The next batch goes to the database first: answering this one's callers (their responses
+      // are built before the event loop returns) would otherwise leave the connection idle meanwhile.
+      release();
+      answerLater(() => batch.forEach((w, i) => w.resolve(results[i])));
     } catch (err) {
       if (batch.length === 1 || !this.opts.retryAlone(err)) {
         for (const w of batch) w.reject(err);

@@ -2,6 +2,8 @@
  * Immediate transfers: prepared without locks (checks, fee, lines, the row as the batch writes
  * it), then written by group commit with whichever immediate transfers arrive at the same time.
  */
+import type pg from 'pg';
+import { PipelinedConnection } from '../db/pipelined';
 import type { Queryable } from '../db/pool';
 import { entryPayload, toLedgerError, type LedgerService } from '../ledger';
 import type { Config } from '../platform/config';
@@ -29,7 +31,11 @@ export type ImmediateItem = Pick<
 /** A refusal comes back shaped like the error PostgreSQL would have raised for it alone. */
 export type ImmediateResult = { ok: true; at: Date } | { ok: false; error: Error };
 
-export type ImmediateBatches = GroupCommit<ImmediateItem, ImmediateResult>;
+/**
+ * The batcher holds each item as its JSON, written when the transfer is prepared (while an earlier
+ * batch runs) rather than when its batch is sent.
+ */
+export type ImmediateBatches = GroupCommit<string, ImmediateResult>;
 
 /** What preparing an immediate transfer reads from: the service's pool and per-database state. */
 export interface ImmediateDeps {
@@ -49,21 +55,25 @@ export interface PreparedImmediateTransfer {
 /**
  * The group-commit batcher of one database. The settings are read once, here, not per transfer.
  */
-export function createImmediateBatches(pool: Queryable, config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight'>): ImmediateBatches {
-  return new GroupCommit<ImmediateItem, ImmediateResult>({
+export function createImmediateBatches(pool: pg.Pool, config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight'>): ImmediateBatches {
+  // The batches share one connection in pipeline mode: the server runs them one after another, each
+  // starting as the one before commits, so two batches never wait on each other's row locks.
+  const connection = new PipelinedConnection(pool);
+  return new GroupCommit<string, ImmediateResult>({
     // Each transfer is a subtransaction: past 64 in one transaction PostgreSQL's snapshots overflow
     // their subtransaction cache and every session slows down.
     maxBatch: Math.min(64, Math.max(1, config.transferBatchMax)),
     maxInFlight: Math.max(1, config.transferBatchesInFlight),
-    locks: (item) => (item.entry as { lines: Array<{ account_id: string }> }).lines.map((l) => l.account_id),
+    // Batches run in the order sent, on one connection: none needs to wait for another's rows.
+    locks: () => [],
     // A server-side error (it has a SQLSTATE) rolled the whole statement back.
     retryAlone: (err) => typeof (err as { code?: unknown })?.code === 'string',
     async runBatch(items) {
-      const { rows } = await pool.query<{ r: { now: string; results: Array<{ ok: boolean; code?: string; message?: string; detail?: string | null; constraint?: string | null }> } }>({
+      const { rows } = await connection.query<{ r: { now: string; results: Array<{ ok: boolean; code?: string; message?: string; detail?: string | null; constraint?: string | null }> } }>({
         // Named: prepared once per connection.
         name: 'transfers_create_immediate_batch_setwise',
         text: 'SELECT transfers_create_immediate_batch_setwise($1::jsonb) AS r',
-        values: [JSON.stringify(items)],
+        values: [`[${items.join(',')}]`],
       });
       const at = new Date(rows[0].r.now);
       return rows[0].r.results.map((x) =>
@@ -93,7 +103,7 @@ export async function createImmediateTransfer(deps: ImmediateDeps, batches: Imme
   // row, its events and the ledger posting still succeed or fail together, on their own.
   let result: ImmediateResult;
   try {
-    result = await batches.submit(item);
+    result = await batches.submit(JSON.stringify(item));
   } catch (err) {
     // Alone in its batch, the key's violation fails the statement instead of the transfer's slot.
     if (key && isRequestKeyConflict(err)) return replayOf((await findTransferByRequestKey(deps.pool, key))!, input);

@@ -33,6 +33,25 @@ describe('group commit scheduling', () => {
     expect(await Promise.all(results)).toEqual(['done a', 'done b', 'done c', 'done d', 'done e']);
   });
 
+  it('sends the next batch before answering the callers of the one that finished', async () => {
+    const c = controlled();
+    const g = new GroupCommit<string, string>({ runBatch: c.runBatch, retryAlone: () => true, locks: () => [], maxBatch: 3, maxInFlight: 1 });
+    const sentWhenAnswered: number[] = [];
+    const first = g.submit('a').then((r) => {
+      sentWhenAnswered.push(c.batches.length);
+      return r;
+    });
+    const second = g.submit('b');
+    await tick();
+    expect(c.batches.map((b) => b.items)).toEqual([['a']]);
+    c.batches[0].finish();
+    expect(await first).toBe('done a');
+    // 'b' was on its way to the database when 'a' got its answer.
+    expect(sentWhenAnswered).toEqual([2]);
+    c.batches[1].finish();
+    expect(await second).toBe('done b');
+  });
+
   it('never runs two batches that lock the same row at once, and posts the items of a row in arrival order', async () => {
     const c = controlled();
     const locks = (i: string) => i.split('-'); // 'x-y' locks x and y
