@@ -90,10 +90,11 @@ export async function relayOnce(opts: { batchSize?: number } = {}): Promise<Rela
   return withTransaction(async (c) => {
     const { rows: lock } = await c.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
     if (!lock[0].locked) return { published: 0, messages: 0, standby: true };
-    // A transfer's derived events are stored by reference; outbox__derived builds their data (20261129090000).
+    // A transfer's derived events are stored by reference or in a compact form; outbox__derived
+    // builds them with their data (20261129090000, 20261130090000).
     const { rows } = await c.query<OutboxRow>(
-      `SELECT id, type, environment, user_id, aggregate_type, aggregate_id, data, occurred_at, seq, outbox__derived(derived, data) AS derived
-         FROM outbox_events WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+      `SELECT o.id, o.type, o.environment, o.user_id, o.aggregate_type, o.aggregate_id, o.data, o.occurred_at, o.seq, outbox__derived(o) AS derived
+         FROM outbox_events o WHERE o.published_at IS NULL ORDER BY o.seq LIMIT $1`,
       [batchSize],
     );
     if (rows.length === 0) return { published: 0, messages: 0, standby: false };

@@ -127,13 +127,27 @@ describe('events of an immediate transfer', () => {
     // A later transfer moves the same accounts before the relay reads the first one's row.
     expect((await pay('1.00')).statusCode).toBe(201);
     const pool = getPool();
-    const { rows: stored } = await pool.query<{ derived: Array<Record<string, unknown>> }>(`SELECT derived FROM outbox_events WHERE aggregate_id = $1`, [first]);
-    expect(stored[0].derived.some((d) => 'data' in d)).toBe(false);
-    const { rows: events } = await pool.query<{ id: string; type: string; aggregate_id: string; data: Record<string, unknown> }>(
-      `SELECT id, type, aggregate_id, data FROM platform_events WHERE seq = (SELECT seq FROM outbox_events WHERE aggregate_id = $1) ORDER BY ord`,
-      [first],
-    );
-    expect(events[0].type).toBe('transfer.created');
+    const { rows: stored } = await pool.query<{ derived: Record<string, unknown> }>(`SELECT derived FROM outbox_events WHERE aggregate_id = $1`, [first]);
+    // Stored compact: only what the batch alone knows (its entry, transfer.completed's id, the balances).
+    expect(Object.keys(stored[0].derived).sort()).toEqual(['balances', 'completed', 'entry_id']);
+    const read = () =>
+      pool.query<{ id: string; type: string; aggregate_id: string; data: Record<string, unknown> }>(
+        `SELECT id, type, aggregate_id, data FROM platform_events WHERE seq = (SELECT seq FROM outbox_events WHERE aggregate_id = $1) ORDER BY ord`,
+        [first],
+      );
+    const { rows: events } = await read();
+    // The customer lines (debit, credit, fee) each with two events, then each account's balance.
+    expect(events.map((e) => e.type)).toEqual([
+      'transfer.created',
+      ...Array(3).fill(['transaction.created', 'transaction.completed']).flat(),
+      'account.balance_updated',
+      'account.balance_updated',
+      'transfer.completed',
+    ]);
+    // Ids made at read time are the same on every read, and distinct.
+    expect((await read()).rows.map((e) => e.id)).toEqual(events.map((e) => e.id));
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    for (const e of events) expect(e.id).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(events.at(-1)).toMatchObject({ type: 'transfer.completed', aggregate_id: first, data: events[0].data });
     const credit = events.find((e) => e.type === 'transaction.completed' && e.data.account_id === to)!;
     expect(credit.data).toMatchObject({ id: credit.aggregate_id, amount: '10.00', balance_after: '15.00', status: 'completed' });
