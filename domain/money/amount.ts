@@ -69,8 +69,14 @@ export function assertAmountSyntax(value: unknown): string {
   return parseAmount(value, 18) && (value as string);
 }
 
+/** A non-negative decimal string with no leading zero (what the database and parseAmount give). */
+const CANONICAL_RE = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
 /** Formats a decimal string (any scale, may be negative) at an asset's precision. */
 export function formatAmount(value: string, precision: number): string {
+  // Already at that scale (most amounts are, every response formats several): as it is.
+  const dot = value.indexOf('.');
+  if ((dot < 0 ? 0 : value.length - dot - 1) === precision && CANONICAL_RE.test(value)) return value;
   return new D(value).toDecimalPlaces(precision, Decimal.ROUND_HALF_EVEN).toFixed(precision);
 }
 

@@ -46,6 +46,13 @@ describe('amounts', () => {
     expect(formatAmount('0.1', 2)).toBe('0.10');
     expect(formatAmount('-70', 2)).toBe('-70.00');
     expect(formatAmount('1.000000000000000001', 18)).toBe('1.000000000000000001');
+    // Spellings at the right scale but not canonical still go through the decimal arithmetic.
+    const table: Array<[string, number, string]> = [
+      ['10.00', 2, '10.00'], ['0.00', 2, '0.00'], ['010.00', 2, '10.00'], ['00.50', 2, '0.50'], ['-0.50', 2, '-0.50'],
+      ['7', 0, '7'], ['07', 0, '7'], ['7.', 0, '7'], ['2.5', 0, '2'], ['3.5', 0, '4'], ['1.005', 2, '1.00'], ['1.015', 2, '1.02'],
+      ['123.4500', 4, '123.4500'], ['1e2', 2, '100.00'],
+    ];
+    for (const [value, precision, expected] of table) expect(formatAmount(value, precision), `${value} at ${precision}`).toBe(expected);
   });
 });
 
