@@ -55,7 +55,7 @@ export interface PreparedImmediateTransfer {
 /**
  * The group-commit batcher of one database. The settings are read once, here, not per transfer.
  */
-export function createImmediateBatches(pool: pg.Pool, config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight'>): ImmediateBatches {
+export function createImmediateBatches(pool: pg.Pool, config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight' | 'transferBatchHoldPercent'>): ImmediateBatches {
   // The batches share one connection in pipeline mode: the server runs them one after another, each
   // starting as the one before commits, so two batches never wait on each other's row locks.
   const connection = new PipelinedConnection(pool);
@@ -64,6 +64,8 @@ export function createImmediateBatches(pool: pg.Pool, config: Pick<Config, 'tran
     // their subtransaction cache and every session slows down.
     maxBatch: Math.min(64, Math.max(1, config.transferBatchMax)),
     maxInFlight: Math.max(1, config.transferBatchesInFlight),
+    // The next batch leaves a third of the way into the running one: still well before it ends.
+    holdNext: Math.max(0, config.transferBatchHoldPercent) / 100,
     // Batches run in the order sent, on one connection: none needs to wait for another's rows.
     locks: () => [],
     // A server-side error (it has a SQLSTATE) rolled the whole statement back.

@@ -42,7 +42,7 @@ export interface TransferService {
 
 export interface TransferServiceDeps {
   pool: pg.Pool;
-  config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight'>;
+  config: Pick<Config, 'transferBatchMax' | 'transferBatchesInFlight' | 'transferBatchHoldPercent'>;
   /** Defaults to the pool's shared catalog (the one getAsset uses). */
   assets?: AssetCatalog;
   /** Defaults to the pool's shared ledger service (the one systemAccount uses). */

@@ -52,6 +52,38 @@ describe('group commit scheduling', () => {
     expect(await second).toBe('done b');
   });
 
+  it('holds the next batch part of the way into the running one, so what arrives meanwhile goes with it; a full batch goes at once', async () => {
+    const c = controlled();
+    const g = new GroupCommit<string, string>({ runBatch: c.runBatch, retryAlone: () => true, locks: () => [], maxBatch: 3, maxInFlight: 2, holdNext: 0.5 });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const all = [g.submit('a')];
+    await tick();
+    await sleep(200); // batches run about 200 ms: the next waits about 100 ms
+    c.batches[0].finish();
+    await tick();
+    all.push(g.submit('b'));
+    await tick();
+    all.push(g.submit('c'), g.submit('d'));
+    await tick();
+    // 'b' went at once (nothing was running); 'c' and 'd' wait while 'b' runs.
+    expect(c.batches.map((x) => x.items)).toEqual([['a'], ['b']]);
+    for (let waited = 0; c.batches.length < 3 && waited < 5000; waited += 10) await sleep(10);
+    expect(c.batches.map((x) => x.items)).toEqual([['a'], ['b'], ['c', 'd']]);
+    // 'b' is still running: the held batch did not wait for it to end.
+    c.batches[1].finish();
+    c.batches[2].finish();
+    await tick();
+    // A full batch does not wait.
+    all.push(g.submit('e'));
+    await tick();
+    all.push(g.submit('f'), g.submit('g'), g.submit('h'));
+    await tick();
+    expect(c.batches.map((x) => x.items).slice(3)).toEqual([['e'], ['f', 'g', 'h']]);
+    c.batches[3].finish();
+    c.batches[4].finish();
+    expect(await Promise.all(all)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((i) => `done ${i}`));
+  });
+
   it('never runs two batches that lock the same row at once, and posts the items of a row in arrival order', async () => {
     const c = controlled();
     const locks = (i: string) => i.split('-'); // 'x-y' locks x and y
