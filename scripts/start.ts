@@ -7,7 +7,7 @@ import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
-import { loadConfig } from '../domain/platform/config';
+import { displayPath, loadConfig } from '../domain/platform/config';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../domain/platform/embedded-db';
 import { startEmbeddedNats, type EmbeddedNats } from '../domain/platform/nats-server';
 import { findTemporalCli } from '../domain/temporal/binaries';
@@ -69,7 +69,7 @@ async function main() {
     embeddedDb = await startEmbeddedDatabase(path.join(dataDir, 'pglite'), port);
     process.env.DATABASE_URL = embeddedDb.url;
     process.env.DB_POOL_MAX = '1';
-    done(`embedded PGlite on 127.0.0.1:${port}, data in ${path.relative(process.cwd(), path.join(dataDir, 'pglite'))}`);
+    done(`embedded PGlite on 127.0.0.1:${port}, data in ${displayPath(path.join(dataDir, 'pglite'))}`);
   }
 
   progress('Migrations');
@@ -90,7 +90,7 @@ async function main() {
     embeddedNats = await startEmbeddedNats({ dataDir, port, monitorPort });
     process.env.NATS_URL = embeddedNats.url;
     process.env.NATS_MONITOR_URL = embeddedNats.monitorUrl;
-    done(`NATS with JetStream on ${embeddedNats.url} (${embeddedNats.binary}), monitoring ${embeddedNats.monitorUrl}, data in ${path.relative(process.cwd(), embeddedNats.storeDir) || embeddedNats.storeDir}`);
+    done(`NATS with JetStream on ${embeddedNats.url} (${embeddedNats.binary}), monitoring ${embeddedNats.monitorUrl}, data in ${displayPath(embeddedNats.storeDir)}`);
   }
 
   progress('Temporal');
@@ -117,7 +117,7 @@ async function main() {
     });
     process.env.TEMPORAL_ADDRESS = temporalEnv.address;
     temporalUi = `http://127.0.0.1:${uiPort}`;
-    done(`Temporal dev server on ${temporalEnv.address} (${cli ?? 'SDK download'}), data in .data/temporal`);
+    done(`Temporal dev server on ${temporalEnv.address} (${cli ?? 'SDK download'}), data in ${displayPath(path.join(dataDir, 'temporal'))}`);
   }
   await ensureSearchAttributes(await getTemporalConnection(), loadConfig().temporalNamespace);
 

@@ -237,3 +237,10 @@ export function loadConfig() {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
+
+/** A path as `npm start` shows it: relative inside the working directory, absolute outside it. */
+export function displayPath(p: string, cwd: string = process.cwd()): string {
+  const rel = path.relative(cwd, p);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(p) : rel;
+}
