@@ -36,7 +36,11 @@ RETURNS TABLE (e jsonb, k bigint) LANGUAGE sql STABLE AS $$
                          jsonb_build_object('type', 'account.balance_updated', 'user_id', la.user_id, 'aggregate_type', 'account',
                                             'aggregate_id', la.account_id, 'from', 'balance', 'ledger_account_id', la.id,
                                             'dp', b.v->1, 'cp', b.v->2, 'dpend', b.v->3, 'cpend', b.v->4, 'entry_id', p_derived->>'entry_id')
-                    FROM jsonb_array_elements(p_derived->'balances') WITH ORDINALITY b(v, n) JOIN ledger_accounts la ON la.id = b.v->>0
+                    FROM jsonb_array_elements(p_derived->'balances') WITH ORDINALITY b(v, n)
+                         -- LIMIT keeps this a lookup by primary key per balance (two): as a join, the
+                         -- planner guesses a hundred elements and scans every ledger account.
+                         CROSS JOIN LATERAL (SELECT la.id, la.user_id, la.account_id FROM ledger_accounts la
+                                              WHERE la.id = b.v->>0 LIMIT 1) la
                   UNION ALL
                   SELECT 2000000,
                          jsonb_build_object('id', p_derived->>'completed', 'type', 'transfer.completed', 'user_id', p_user_id,
