@@ -2,8 +2,9 @@
  * Group commit: callers submit one item each and get its own result, while the items that arrive
  * together are written in one database statement and one commit.
  *
- * Nothing waits for a batch to fill. An item is sent at once while fewer than `maxInFlight`
- * batches are running; otherwise it queues and goes with the next batch (up to `maxBatch` items).
+ * Nothing waits for a batch to fill. With no batch running an item is sent at once; while fewer
+ * than `maxInFlight` run, it goes at once too, or after `holdNext` of the running batch's expected
+ * time when that is set; otherwise it queues and goes with the next batch (up to `maxBatch` items).
  * At low load every batch has one item and no latency is added; under load, batches grow to match
  * it and the per-transaction costs (commit, lock waits, statement start-up) are shared.
  */

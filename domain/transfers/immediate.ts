@@ -163,25 +163,24 @@ export async function prepareImmediateTransfer(
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   };
-  // The row as the batch writes it; only the times come from the database (the commit's), so the
-  // transfer is built once and each answer gets its times.
-  const written = toTransfer({
-    ...columns,
-    status: 'completed',
-    workflow_id: null,
-    entry_id: entryId,
-    reversal_entry_id: null,
-    failure_code: null,
-    failure_reason: null,
-    compensation_executed: false,
-    estimated_completion: null,
-    created_at: new Date(0),
-    updated_at: new Date(0),
-    completed_at: null,
-    failed_at: null,
-    precision: parties.asset.precision,
-  });
-  const completed = (at: Date): Transfer => ({ ...written, estimatedCompletion: at, createdAt: at, updatedAt: at, completedAt: at });
+  // The row as the batch writes it; only the times come from the database (the commit's).
+  const completed = (at: Date): Transfer =>
+    toTransfer({
+      ...columns,
+      status: 'completed',
+      workflow_id: null,
+      entry_id: entryId,
+      reversal_entry_id: null,
+      failure_code: null,
+      failure_reason: null,
+      compensation_executed: false,
+      estimated_completion: at,
+      created_at: at,
+      updated_at: at,
+      completed_at: at,
+      failed_at: null,
+      precision: parties.asset.precision,
+    });
   const item: ImmediateItem = {
     ...columns,
     request_key: input.requestKey ?? null,
@@ -190,7 +189,7 @@ export async function prepareImmediateTransfer(
       { id: newId('evt'), type: 'transfer.created' },
       { id: newId('evt'), type: 'transfer.completed' },
     ],
-    event_data: transferEventData(written), // event data holds no times
+    event_data: transferEventData(completed(new Date())), // event data holds no times
     entry: payload,
   };
   return { item, completed, refused: (err) => ledgerRefusal(err, parties) };
