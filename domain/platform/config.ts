@@ -93,7 +93,7 @@ export function loadConfig() {
     dbPoolMax: int('DB_POOL_MAX', 20),
     transferBatchMax: int('TRANSFER_BATCH_MAX', 32),
     transferBatchesInFlight: int('TRANSFER_BATCHES_IN_FLIGHT', 2),
-    transferBatchHoldPercent: int('TRANSFER_BATCH_HOLD_PERCENT', 30),
+    transferBatchHoldPercent: int('TRANSFER_BATCH_HOLD_PERCENT', 60),
     temporalAddress: process.env.TEMPORAL_ADDRESS ?? '',
     temporalNamespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'banking',

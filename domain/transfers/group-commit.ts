@@ -26,8 +26,8 @@ export interface GroupCommitOptions<I, R> {
   maxBatch: number;
   maxInFlight: number;
   /**
-   * While a batch runs, how long the next one waits before it is sent, as a share of the time recent
-   * batches ran (0 or unset: at once). For batches that share one pipelined connection: one sent early
+   * While a batch runs, how long the next one waits before it is sent, as a share of the running
+   * batch's expected time for its size (RunTimeModel; 0 or unset: at once). For batches that share one pipelined connection: one sent early
    * only waits at the server, one sent later takes along what arrived meanwhile, so the same load
    * makes fewer, larger batches. A full batch goes at once.
    */
@@ -52,8 +52,10 @@ export class GroupCommit<I, R> {
   private held = new Map<string, number>();
   /** When the running batch started (the one before it ended, or it was sent to an idle database). */
   private runningSince = 0;
-  /** How long recent batches ran, ms (a moving average). */
-  private recentRun = 0;
+  /** Sizes of the batches in flight, oldest (the running one) first. */
+  private sizes: number[] = [];
+  /** How long batches run by their size (ms), learnt from recent ones. */
+  private runTime = new RunTimeModel();
   private holdTimer: unknown = null;
 
   constructor(private readonly opts: GroupCommitOptions<I, R>) {}
@@ -74,13 +76,14 @@ export class GroupCommit<I, R> {
       for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
       if (this.inFlight === 0) this.runningSince = performance.now();
       this.inFlight++;
+      this.sizes.push(batch.length);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
         // The batch sent after this one (if any) runs from now.
         const now = performance.now();
-        this.recentRun = this.recentRun === 0 ? now - this.runningSince : 0.8 * this.recentRun + 0.2 * (now - this.runningSince);
+        this.runTime.observe(this.sizes.shift() ?? batch.length, now - this.runningSince);
         this.runningSince = now;
         for (const k of keys) {
           const n = (this.held.get(k) ?? 1) - 1;
@@ -97,8 +100,10 @@ export class GroupCommit<I, R> {
   /** Whether the next batch waits (holdNext); if so, a timer sends it when the wait is over. */
   private holding(): boolean {
     const share = this.opts.holdNext ?? 0;
-    if (share <= 0 || this.inFlight === 0 || this.recentRun === 0 || this.queue.length >= this.opts.maxBatch) return false;
-    const wait = this.runningSince + share * this.recentRun - performance.now();
+    if (share <= 0 || this.inFlight === 0 || this.queue.length >= this.opts.maxBatch) return false;
+    const expected = this.runTime.expect(this.sizes[0] ?? 1);
+    if (expected === 0) return false;
+    const wait = this.runningSince + share * expected - performance.now();
     if (wait <= 0) return false;
     this.holdTimer ??= sendLater(() => {
       this.holdTimer = null;
@@ -151,5 +156,42 @@ export class GroupCommit<I, R> {
         }),
       );
     }
+  }
+}
+
+/**
+ * A batch's run time as a fixed part plus a part per item (commit and statement start-up against
+ * rows written), fitted by least squares over recent batches with older ones weighing less: a
+ * batch of 2 after one of 14 ends far sooner, and a hold computed from the average would wait past it.
+ */
+export class RunTimeModel {
+  private w = 0;
+  private x = 0;
+  private y = 0;
+  private xx = 0;
+  private xy = 0;
+
+  constructor(private readonly decay = 0.95) {}
+
+  observe(size: number, ms: number): void {
+    const d = this.decay;
+    this.w = d * this.w + 1;
+    this.x = d * this.x + size;
+    this.y = d * this.y + ms;
+    this.xx = d * this.xx + size * size;
+    this.xy = d * this.xy + size * ms;
+  }
+
+  /** Expected run time (ms) of a batch of `size`; 0 before any batch ran. */
+  expect(size: number): number {
+    if (this.w === 0) return 0;
+    const spread = this.w * this.xx - this.x * this.x;
+    // Sizes too alike to tell the parts apart: their average time.
+    if (spread <= 1e-6 * this.w * this.w) return this.y / this.w;
+    const perItem = (this.w * this.xy - this.x * this.y) / spread;
+    const fixed = (this.y - perItem * this.x) / this.w;
+    if (perItem >= 0 && fixed >= 0) return fixed + perItem * size;
+    // A fit that makes one part negative (noise): time in proportion to size.
+    return (this.xy / this.xx) * size;
   }
 }

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import type { ImmediateItem } from '../../domain/transfers';
-import { GroupCommit } from '../../domain/transfers/group-commit';
+import { GroupCommit, RunTimeModel } from '../../domain/transfers/group-commit';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from './helpers';
 
@@ -82,6 +82,58 @@ describe('group commit scheduling', () => {
     c.batches[3].finish();
     c.batches[4].finish();
     expect(await Promise.all(all)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((i) => `done ${i}`));
+  });
+
+  it('expects a batch to run a fixed time plus a time per item, learnt from recent batches', () => {
+    const m = new RunTimeModel();
+    expect(m.expect(4)).toBe(0);
+    for (let i = 0; i < 30; i++) for (const size of [1, 4, 10]) m.observe(size, 1 + 0.5 * size);
+    expect(m.expect(4)).toBeCloseTo(3, 6);
+    expect(m.expect(16)).toBeCloseTo(9, 6);
+    // Batches all of one size: their average, whatever the size asked about.
+    const same = new RunTimeModel();
+    for (const ms of [2, 4]) same.observe(5, ms);
+    expect(same.expect(1)).toBeGreaterThan(2);
+    expect(same.expect(1)).toBeLessThan(4);
+    // Recent batches weigh more: the machine slowed down.
+    for (let i = 0; i < 100; i++) for (const size of [1, 4, 10]) m.observe(size, 2 * (1 + 0.5 * size));
+    expect(m.expect(4)).toBeCloseTo(6, 1);
+  });
+
+  it('holds the next batch a share of the running batch\'s expected time for its size: a small batch after large ones ends sooner', async () => {
+    const c = controlled();
+    // An item locks the row named by its first letter: x2-x4 wait for x1 and go together.
+    const g = new GroupCommit<string, string>({ runBatch: c.runBatch, retryAlone: () => true, locks: (i) => [i[0]], maxBatch: 3, maxInFlight: 2, holdNext: 0.5 });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // One item runs 300 ms, three run 700 ms (twice each).
+    const all: Array<Promise<string>> = [];
+    for (const row of ['x', 'y']) {
+      const first = c.batches.length;
+      all.push(...[1, 2, 3, 4].map((n) => g.submit(`${row}${n}`)));
+      await tick();
+      await sleep(300);
+      c.batches[first].finish();
+      await tick();
+      expect(c.batches.map((x) => x.items).slice(first)).toEqual([[`${row}1`], [`${row}2`, `${row}3`, `${row}4`]]);
+      await sleep(700);
+      c.batches[first + 1].finish();
+      await tick();
+    }
+    all.push(g.submit('e'));
+    await tick();
+    const started = performance.now();
+    all.push(g.submit('f'));
+    await tick();
+    expect(c.batches.map((x) => x.items).slice(4)).toEqual([['e']]);
+    // 'e' alone is expected to run 300 ms, so 'f' leaves after about 150; a moving average of the
+    // recent batches' times (about 430 ms) would have held it about 215.
+    while (c.batches.length < 6 && performance.now() - started < 1000) await sleep(5);
+    expect(c.batches.map((x) => x.items).slice(4)).toEqual([['e'], ['f']]);
+    expect(performance.now() - started).toBeGreaterThan(120);
+    expect(performance.now() - started).toBeLessThan(200);
+    c.batches[4].finish();
+    c.batches[5].finish();
+    expect(await Promise.all(all)).toEqual(['x1', 'x2', 'x3', 'x4', 'y1', 'y2', 'y3', 'y4', 'e', 'f'].map((i) => `done ${i}`));
   });
 
   it('never runs two batches that lock the same row at once, and posts the items of a row in arrival order', async () => {
