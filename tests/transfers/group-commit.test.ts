@@ -103,19 +103,19 @@ describe('group commit scheduling', () => {
   it('holds the next batch a share of the running batch\'s expected time for its size: a small batch after large ones ends sooner', async () => {
     const c = controlled();
     // An item locks the row named by its first letter: x2-x4 wait for x1 and go together.
-    const g = new GroupCommit<string, string>({ runBatch: c.runBatch, retryAlone: () => true, locks: (i) => [i[0]], maxBatch: 3, maxInFlight: 2, holdNext: 0.5 });
+    const g = new GroupCommit<string, string>({ runBatch: c.runBatch, retryAlone: () => true, locks: (i) => [i[0]], maxBatch: 3, maxInFlight: 2, holdNext: 0.9 });
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    // One item runs 300 ms, three run 700 ms (twice each).
+    // One item runs 400 ms, three run 900 ms (twice each).
     const all: Array<Promise<string>> = [];
     for (const row of ['x', 'y']) {
       const first = c.batches.length;
       all.push(...[1, 2, 3, 4].map((n) => g.submit(`${row}${n}`)));
       await tick();
-      await sleep(300);
+      await sleep(400);
       c.batches[first].finish();
       await tick();
       expect(c.batches.map((x) => x.items).slice(first)).toEqual([[`${row}1`], [`${row}2`, `${row}3`, `${row}4`]]);
-      await sleep(700);
+      await sleep(900);
       c.batches[first + 1].finish();
       await tick();
     }
@@ -125,12 +125,12 @@ describe('group commit scheduling', () => {
     all.push(g.submit('f'));
     await tick();
     expect(c.batches.map((x) => x.items).slice(4)).toEqual([['e']]);
-    // 'e' alone is expected to run 300 ms, so 'f' leaves after about 150; a moving average of the
-    // recent batches' times (about 430 ms) would have held it about 215.
-    while (c.batches.length < 6 && performance.now() - started < 1000) await sleep(5);
+    // 'e' alone is expected to run 400 ms, so 'f' leaves after about 360 (90 %); a moving average
+    // of the recent batches' times (about 560 ms) would have held it about 510.
+    while (c.batches.length < 6 && performance.now() - started < 2000) await sleep(5);
     expect(c.batches.map((x) => x.items).slice(4)).toEqual([['e'], ['f']]);
-    expect(performance.now() - started).toBeGreaterThan(120);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeGreaterThan(300);
+    expect(performance.now() - started).toBeLessThan(470);
     c.batches[4].finish();
     c.batches[5].finish();
     expect(await Promise.all(all)).toEqual(['x1', 'x2', 'x3', 'x4', 'y1', 'y2', 'y3', 'y4', 'e', 'f'].map((i) => `done ${i}`));
