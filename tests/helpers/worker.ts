@@ -17,6 +17,7 @@ let runtimeInstalled = false;
  * process, before the first worker of any kind.
  */
 export function quietTemporalRuntime(): void {
+  retrySlowTimeSkippingStart();
   installHistoryRecorder();
   if (runtimeInstalled) return;
   runtimeInstalled = true;
@@ -139,6 +140,28 @@ async function recordExecutions(client: Client, executions: Map<string, { workfl
     if (!prev || d.historyLength < prev.length) shortest.set(key, { ...e, length: d.historyLength });
   }
   for (const [key, e] of shortest) await writeHistoryFixture(client, e.workflowId, e.runId, key.split('\u0000')[1]);
+}
+
+let startRetryInstalled = false;
+
+/**
+ * The SDK gives a time-skipping server 5 s to accept connections; on a loaded CI machine (the whole
+ * suite's files in parallel) one start in many runs takes longer and the file fails before its first
+ * test. A start that timed out is tried again, twice at most; any other error stands.
+ */
+function retrySlowTimeSkippingStart(): void {
+  if (startRetryInstalled) return;
+  startRetryInstalled = true;
+  const createTimeSkipping = TestWorkflowEnvironment.createTimeSkipping.bind(TestWorkflowEnvironment);
+  TestWorkflowEnvironment.createTimeSkipping = async (...args: Parameters<typeof createTimeSkipping>) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await createTimeSkipping(...args);
+      } catch (err) {
+        if (attempt >= 3 || !/did not start within/.test(String((err as Error)?.message ?? err))) throw err;
+      }
+    }
+  };
 }
 
 let recorderInstalled = false;
