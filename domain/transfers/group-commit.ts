@@ -27,9 +27,9 @@ export interface GroupCommitOptions<I, R> {
   maxInFlight: number;
   /**
    * While a batch runs, how long the next one waits before it is sent, as a share of the running
-   * batch's expected time for its size (RunTimeModel; 0 or unset: at once). For batches that share one pipelined connection: one sent early
-   * only waits at the server, one sent later takes along what arrived meanwhile, so the same load
-   * makes fewer, larger batches. A full batch goes at once.
+   * batch's expected time for its size (RunTimeModel; 0 or unset: at once). For batches that share
+   * one pipelined connection: one sent early only waits at the server, one sent later takes along
+   * what arrived meanwhile, so the same load makes fewer, larger batches. A full batch goes at once.
    */
   holdNext?: number;
 }

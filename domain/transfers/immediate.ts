@@ -64,7 +64,7 @@ export function createImmediateBatches(pool: pg.Pool, config: Pick<Config, 'tran
     // their subtransaction cache and every session slows down.
     maxBatch: Math.min(64, Math.max(1, config.transferBatchMax)),
     maxInFlight: Math.max(1, config.transferBatchesInFlight),
-    // The next batch leaves part of the way into the running one (60 %): before it ends.
+    // The next batch leaves part of the way into the running one's expected time: before it ends.
     holdNext: Math.max(0, config.transferBatchHoldPercent) / 100,
     // Batches run in the order sent, on one connection: none needs to wait for another's rows.
     locks: () => [],

@@ -1,7 +1,8 @@
 // Transfers through the HTTP API, as a client sees them: the API and the worker run as their
 // own processes (npm run api / npm run worker) on a throw-away database and a local Temporal dev
 // server; this process is only the load generator. Prints synchronous transfers per second with
-// p50/p99 (measured in slices alternating with a bare single-row UPDATE, the yardstick), and workflow transfers completed per second.
+// p50/p99 (in slices alternating with a bare single-row UPDATE, the yardstick) and workflow
+// transfers completed per second.
 // Run: npx tsx scripts/bench/transfers.ts
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
