@@ -82,7 +82,8 @@ export async function principalFromBearer(header: string | undefined, ip: string
       throw unauthorized(result.reason);
     }
     // An API key is never a biometric session (only a passkey login is: domain/mobile/passkey-sign-in.ts).
-    return { ...result.principal, biometric: false };
+    // Object.assign, not a spread with a property added (docs/operations.md, "Object spread on hot paths").
+    return Object.assign({}, result.principal, { biometric: false });
   }
   if (isOAuthAccessToken(value)) {
     // A third-party app's OAuth token (domain/oauth): permissions are its scopes; kind 'oauth', never a login session.

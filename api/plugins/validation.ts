@@ -10,8 +10,8 @@ import { ApiError, titleFor, type ErrorObject } from '../errors';
  */
 export function registerValidation(app: FastifyInstance): void {
   const common = { allErrors: true, useDefaults: true, removeAdditional: false as const, strict: false };
-  const bodyAjv = new Ajv({ ...common, coerceTypes: false });
-  const textAjv = new Ajv({ ...common, coerceTypes: 'array' });
+  const bodyAjv = new Ajv({ coerceTypes: false, ...common });
+  const textAjv = new Ajv({ coerceTypes: 'array', ...common });
   for (const ajv of [bodyAjv, textAjv]) {
     addFormats(ajv);
     ajv.addKeyword({ keyword: 'example' });

@@ -381,7 +381,7 @@ export async function rotateApiKey(
     } else {
       await tx.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [id]);
     }
-    return { ...created, previous: (await getKeyRow(tx, id))! };
+    return Object.assign({}, created, { previous: (await getKeyRow(tx, id))! });
   });
   cache.clear();
   return result;

@@ -47,7 +47,10 @@ function combine(now: number, windows: Window[], counts: Array<{ current: number
     // Report the window closest to exhaustion.
     if (!worst || (over && worst.allowed) || (over === !worst.allowed && r.remaining / r.limit < worst.remaining / worst.limit)) worst = r;
   });
-  return crossed.length > 0 ? { ...worst!, allowed, crossed } : { ...worst!, allowed };
+  // worst is this call's own object: completed in place (docs/operations.md, "Object spread on hot paths").
+  worst!.allowed = allowed;
+  if (crossed.length > 0) worst!.crossed = crossed;
+  return worst!;
 }
 
 export class MemoryRateLimiter implements RateLimiter {

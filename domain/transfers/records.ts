@@ -117,7 +117,7 @@ export async function emitTransferEvents(client: Queryable, t: Transfer, types: 
       userId: t.userId,
       aggregateType: 'transfer',
       aggregateId: t.id,
-      data: { ...transferEventData(t), ...extra },
+      data: Object.assign(transferEventData(t), extra),
     })),
   );
 }
@@ -159,7 +159,7 @@ export function replayOf(t: Transfer, input: CreateTransferInput): Transfer {
   if (!same) {
     throw new TransferError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used for another transfer', undefined, { transfer_id: t.id });
   }
-  return { ...t, replayed: true };
+  return Object.assign({}, t, { replayed: true });
 }
 
 /**

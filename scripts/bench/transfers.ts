@@ -5,6 +5,7 @@
 // transfers completed per second.
 // Run: npx tsx scripts/bench/transfers.ts
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -30,11 +31,15 @@ const SLICES = Math.max(1, Number.parseInt(process.env.BENCH_SLICES ?? '5', 10))
 function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
   // node itself runs the script (tsx as a loader): signals reach the process, no wrapper is left behind.
   // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the API and worker processes (written when they exit).
+  // BENCH_NODE_FLAGS: more flags for both (e.g. --trace-gc-nvp); BENCH_CHILD_OUT=<prefix>: their
+  // stdout, where V8 traces go, to <prefix>.api / <prefix>.worker instead of nowhere.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', script], {
+  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const out = process.env.BENCH_CHILD_OUT ? openSync(`${process.env.BENCH_CHILD_OUT}.${path.basename(path.dirname(script))}`, 'w') : 'ignore';
+  const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', out, 'inherit'],
   });
   return child;
 }
