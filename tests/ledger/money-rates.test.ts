@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAsset, listAssets } from '../../domain/assets';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -29,6 +30,27 @@ describe('amounts', () => {
     expect(parseAmount('100', 0)).toBe('100');
     expect(parseAmount('0.000000000000000001', 18)).toBe('0.000000000000000001');
     expect(parseAmount('99999999999999999999.99', 2)).toBe('99999999999999999999.99');
+  });
+
+  it('canonicalises by string exactly as decimal.js toFixed does, for every spelling it accepts', () => {
+    // parseAmount builds the canonical spelling without decimal.js (it runs for every ledger line):
+    // leading zeros, short and full fractions, zero integer parts, precisions 0 to 18.
+    const ints = ['0', '00', '1', '007', '10', '100', '12345678901234567890', '00012345678901234567890'];
+    const fracs = ['', '0', '5', '05', '50', '000000000000000001', '123456789012345678', '10', '99'];
+    let checked = 0;
+    for (const precision of [0, 1, 2, 6, 8, 18]) {
+      for (const i of ints) {
+        for (const f of fracs) {
+          const value = f ? `${i}.${f}` : i;
+          if (f.length > precision || new Decimal(value).isZero()) continue;
+          expect(parseAmount(value, precision), `${value} at ${precision}`).toBe(new Decimal(value).toFixed(precision));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(150);
+    expect(code(() => parseAmount('000.000', 3))).toBe('AMOUNT_NOT_POSITIVE');
+    expect(code(() => parseAmount('00', 0))).toBe('AMOUNT_NOT_POSITIVE');
   });
 
   it('refuses malformed, non-positive and over-precise amounts with typed codes', () => {
