@@ -52,8 +52,8 @@ export class GroupCommit<I, R> {
   private held = new Map<string, number>();
   /** When the running batch started (the one before it ended, or it was sent to an idle database). */
   private runningSince = 0;
-  /** Sizes of the batches in flight, oldest (the running one) first. */
-  private sizes: number[] = [];
+  /** The batches in flight, oldest (the running one) first. */
+  private running: Array<Array<Waiting<I, R>>> = [];
   /** How long batches run by their size (ms), learnt from recent ones. */
   private runTime = new RunTimeModel();
   private holdTimer: unknown = null;
@@ -76,14 +76,16 @@ export class GroupCommit<I, R> {
       for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
       if (this.inFlight === 0) this.runningSince = performance.now();
       this.inFlight++;
-      this.sizes.push(batch.length);
+      this.running.push(batch);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
         // The batch sent after this one (if any) runs from now.
         const now = performance.now();
-        this.runTime.observe(this.sizes.shift() ?? batch.length, now - this.runningSince);
+        // Its own entry, not the oldest: batches on disjoint locks may finish out of order.
+        this.running.splice(this.running.indexOf(batch), 1);
+        this.runTime.observe(batch.length, now - this.runningSince);
         this.runningSince = now;
         for (const k of keys) {
           const n = (this.held.get(k) ?? 1) - 1;
@@ -101,7 +103,7 @@ export class GroupCommit<I, R> {
   private holding(): boolean {
     const share = this.opts.holdNext ?? 0;
     if (share <= 0 || this.inFlight === 0 || this.queue.length >= this.opts.maxBatch) return false;
-    const expected = this.runTime.expect(this.sizes[0] ?? 1);
+    const expected = this.runTime.expect(this.running[0]?.length ?? 1);
     if (expected === 0) return false;
     const wait = this.runningSince + share * expected - performance.now();
     if (wait <= 0) return false;
