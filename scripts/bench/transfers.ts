@@ -5,7 +5,7 @@
 // transfers completed per second.
 // Run: npx tsx scripts/bench/transfers.ts
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -41,6 +41,7 @@ function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
     env: { ...process.env, ...env },
     stdio: ['ignore', out, 'inherit'],
   });
+  if (typeof out === 'number') closeSync(out); // the child has its own copy
   return child;
 }
 

@@ -30,7 +30,7 @@ const HOT_PATH = [
 ];
 
 /** Object literals whose first member is a spread and which have members after it. */
-export function spreadFirstLiterals(file: string, text: string): string[] {
+function spreadFirstLiterals(file: string, text: string): string[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
