@@ -47,7 +47,6 @@ const sendLater: (fn: () => void, ms: number) => unknown = globalThis.setTimeout
 
 export class GroupCommit<I, R> {
   private queue: Array<Waiting<I, R>> = [];
-  private inFlight = 0;
   /** Locks held by the batches in flight (a count per key). */
   private held = new Map<string, number>();
   /** When the running batch started (the one before it ended, or it was sent to an idle database). */
@@ -68,14 +67,13 @@ export class GroupCommit<I, R> {
   }
 
   private pump(): void {
-    while (this.inFlight < this.opts.maxInFlight && this.queue.length > 0) {
+    while (this.running.length < this.opts.maxInFlight && this.queue.length > 0) {
       if (this.holding()) return;
       const batch = this.take();
       if (batch.length === 0) return; // everything queued waits for a batch in flight
       const keys = batch.flatMap((w) => w.locks);
       for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
-      if (this.inFlight === 0) this.runningSince = performance.now();
-      this.inFlight++;
+      if (this.running.length === 0) this.runningSince = performance.now();
       this.running.push(batch);
       let released = false;
       const release = () => {
@@ -92,7 +90,6 @@ export class GroupCommit<I, R> {
           if (n === 0) this.held.delete(k);
           else this.held.set(k, n);
         }
-        this.inFlight--;
         this.pump();
       };
       void this.run(batch, release).finally(release);
@@ -102,7 +99,7 @@ export class GroupCommit<I, R> {
   /** Whether the next batch waits (holdNext); if so, a timer sends it when the wait is over. */
   private holding(): boolean {
     const share = this.opts.holdNext ?? 0;
-    if (share <= 0 || this.inFlight === 0 || this.queue.length >= this.opts.maxBatch) return false;
+    if (share <= 0 || this.running.length === 0 || this.queue.length >= this.opts.maxBatch) return false;
     const expected = this.runTime.expect(this.running[0]?.length ?? 1);
     if (expected === 0) return false;
     const wait = this.runningSince + share * expected - performance.now();
