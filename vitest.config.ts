@@ -17,6 +17,9 @@ export default defineConfig({
     setupFiles: ['tests/helpers/setup-invariants.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A pooled connection asked for while the same async context holds one fails the test
+    // (domain/db/pool.ts): that pattern deadlocks once the pool is exhausted.
+    env: { DB_NESTED_ACQUIRE: 'throw' },
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { loadConfig } from '../platform/config';
 
@@ -23,11 +24,86 @@ export function connectionSurvives(err: unknown): boolean {
 }
 
 /**
+ * A connection could not be had within DB_ACQUIRE_TIMEOUT_MS: every pooled connection is busy. The
+ * request is answered 503 (api/plugins/errors.ts) instead of waiting for good.
+ */
+export class PoolExhaustedError extends Error {
+  readonly code = 'DATABASE_SATURATED';
+  constructor(readonly waitedMs: number) {
+    super(`no database connection free within ${waitedMs} ms (all pooled connections busy)`);
+    this.name = 'PoolExhaustedError';
+  }
+}
+
+/**
+ * Code that holds a pooled connection (inside withTransaction or withClient) and then asks the pool
+ * for another waits on itself once the pool is exhausted: with DB_POOL_MAX=1 at once, with 20 under
+ * load. The held connection is recorded in the async context; a second acquisition from the same
+ * context is a defect. DB_NESTED_ACQUIRE=throw (the test suite) fails it loudly, `warn` (default)
+ * logs each call site once, `off` does nothing.
+ */
+interface Holding {
+  /** Cleared when the holder returns its connection (work it started may outlive it). */
+  held: boolean;
+  what: string;
+}
+const holding = new AsyncLocalStorage<Holding>();
+const warnedSites = new Set<string>();
+
+export class NestedAcquisitionError extends Error {
+  constructor(what: string) {
+    super(`a pooled database connection was requested while this async context holds one (${what}): pass the held client down instead`);
+    this.name = 'NestedAcquisitionError';
+  }
+}
+
+function checkNotHolding(): void {
+  const h = holding.getStore();
+  if (!h?.held) return;
+  const mode = process.env.DB_NESTED_ACQUIRE ?? 'warn';
+  if (mode === 'off') return;
+  const err = new NestedAcquisitionError(h.what);
+  if (mode === 'throw') throw err;
+  const site = err.stack?.split('\n').slice(2, 6).join('\n') ?? '';
+  if (warnedSites.has(site)) return;
+  warnedSites.add(site);
+  process.emitWarning(err.message + '\n' + site, 'NestedAcquisition');
+}
+
+/** Runs fn with the async context marked as holding a connection (see checkNotHolding). */
+export async function holdingConnection<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  const h: Holding = { held: true, what };
+  try {
+    return await holding.run(h, fn);
+  } finally {
+    h.held = false;
+  }
+}
+
+/**
  * pg-pool's `query` drops the connection after *any* error, so every bad request (an out-of-range
  * number, a refused constraint) costs a reconnect, and on the embedded database a new session.
  * This pool keeps the connection when the server merely refused the statement.
  */
 class Pool extends pg.Pool {
+  // @ts-expect-error pg.Pool['connect'] is overloaded; the promise form is checked here.
+  override connect(cb?: unknown) {
+    if (typeof cb === 'function') return (super.connect as (c: unknown) => void)(cb);
+    try {
+      checkNotHolding();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const started = Date.now();
+    return (super.connect as () => Promise<pg.PoolClient>)().catch((err: Error) => {
+      // pg-pool's words when connectionTimeoutMillis passes while waiting for a free client.
+      if (/timeout exceeded when trying to connect/i.test(err.message) && this.totalCount >= (this.options.max ?? 10)) {
+        throw new PoolExhaustedError(Date.now() - started);
+      }
+      throw err;
+    });
+  }
+
   // @ts-expect-error pg.Pool['query'] is overloaded; the promise forms are handled here, the rest by pg-pool.
   override query(text: unknown, values?: unknown, cb?: unknown) {
     const callback = typeof values === 'function' || typeof cb === 'function';
@@ -39,7 +115,7 @@ class Pool extends pg.Pool {
   }
 
   private async queryKeepingConnection(text: unknown, values: unknown) {
-    const client = await this.connect();
+    const client = await (this.connect as () => Promise<pg.PoolClient>)();
     // A connection lost while checked out emits 'error' on the client; the query then rejects.
     const onError = () => undefined;
     client.on('error', onError);
@@ -62,7 +138,13 @@ export function getPool(): pg.Pool {
   if (!pool) {
     const cfg = loadConfig();
     if (!cfg.databaseUrl) throw new Error('DATABASE_URL is not set');
-    pool = new Pool({ connectionString: cfg.databaseUrl, max: cfg.dbPoolMax, idleTimeoutMillis: 30_000 }) as unknown as pg.Pool;
+    pool = new Pool({
+      connectionString: cfg.databaseUrl,
+      max: cfg.dbPoolMax,
+      idleTimeoutMillis: 30_000,
+      // Nothing waits forever for a connection: past this a request is answered 503.
+      connectionTimeoutMillis: cfg.dbAcquireTimeoutMs,
+    }) as unknown as pg.Pool;
     // An idle client's error (server restart) must not crash the process.
     pool.on('error', () => undefined);
     // Nor may a checked-out one's: a connection killed while a transaction holds it idle (an
@@ -89,12 +171,26 @@ export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
-    const result = await fn(client);
+    const result = await holdingConnection('a transaction', () => fn(client));
     await client.query('COMMIT');
     return result;
   } catch (err) {
     if (err instanceof pg.DatabaseError && !connectionSurvives(err)) broken = err;
     await client.query('ROLLBACK').catch((e: Error) => (broken ??= e));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Runs fn with one pooled connection held for its whole duration (no transaction); released after. */
+export async function withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, pool: pg.Pool = getPool()): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    return await holdingConnection('a held client', () => fn(client));
+  } catch (err) {
+    if (err instanceof pg.DatabaseError && !connectionSurvives(err)) broken = err;
     throw err;
   } finally {
     client.release(broken);

@@ -91,6 +91,8 @@ export function loadConfig() {
     publicUrl: process.env.PUBLIC_URL ?? '',
     databaseUrl: process.env.DATABASE_URL ?? '',
     dbPoolMax: int('DB_POOL_MAX', 20),
+    // How long a request waits for a free pooled connection before it is answered 503.
+    dbAcquireTimeoutMs: int('DB_ACQUIRE_TIMEOUT_MS', 5000),
     transferBatchMax: int('TRANSFER_BATCH_MAX', 32),
     transferBatchesInFlight: int('TRANSFER_BATCHES_IN_FLIGHT', 2),
     transferBatchHoldPercent: int('TRANSFER_BATCH_HOLD_PERCENT', 60),
