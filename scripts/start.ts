@@ -1,6 +1,6 @@
 // `npm start`: the whole platform on embedded defaults. Each part is used from the environment
 // when configured (DATABASE_URL, NATS_URL, TEMPORAL_ADDRESS) and started here otherwise.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
@@ -8,8 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { displayPath, loadConfig } from '../domain/platform/config';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../domain/platform/embedded-db';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../domain/platform/embedded-postgres';
 import { startEmbeddedNats, type EmbeddedNats } from '../domain/platform/nats-server';
+import { killChildProcesses, runShutdown, type ShutdownStep } from '../domain/platform/shutdown';
 import { findTemporalCli } from '../domain/temporal/binaries';
 import { closeTemporal, ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../domain/temporal/search-attributes';
@@ -19,7 +20,7 @@ let step = 0;
 const progress = (msg: string) => console.log(`[${++step}/${STEPS}] ${msg}`);
 const done = (msg: string) => console.log(`      ${msg}`);
 
-let embeddedDb: EmbeddedDatabase | undefined;
+let embeddedDb: EmbeddedPostgres | undefined;
 let embeddedNats: EmbeddedNats | undefined;
 let temporalEnv: TestWorkflowEnvironment | undefined;
 let worker: Worker | undefined;
@@ -30,30 +31,57 @@ let stopMaintenance: (() => void) | undefined;
 let dispatcher: { stop(): Promise<void> } | undefined;
 let stopReadinessWatch: (() => void) | undefined;
 
+/**
+ * Ctrl-C / SIGTERM: drain within SHUTDOWN_TIMEOUT_MS (the API finishes its requests, the worker its
+ * activities), then stop the event stream, Temporal, NATS and PostgreSQL. Past the budget what is
+ * left is named, every child process is killed and the exit code is 1. A second Ctrl-C cuts it
+ * short at once.
+ */
 async function shutdown(code: number): Promise<never> {
-  if (stopping) process.exit(code);
+  if (stopping) {
+    console.error('Second signal: stopping at once.');
+    killChildProcesses();
+    process.exit(1);
+  }
   stopping = true;
-  console.log('\nStopping…');
-  await app?.close().catch(() => undefined);
-  stopMaintenance?.();
-  stopReadinessWatch?.();
-  await dispatcher?.stop().catch(() => undefined);
-  if (worker && worker.getState() === 'RUNNING') worker.shutdown();
-  await workerRun?.catch(() => undefined);
-  // Imported here: nothing may load the event code before NATS_URL is settled at start-up.
-  await (await import('../domain/events/live-feed')).closeLiveFeed().catch(() => undefined);
-  await (await import('../domain/events/stream')).closeEventStream().catch(() => undefined);
-  await embeddedNats?.stop().catch(() => undefined);
-  await closeTemporal();
-  await closePool().catch(() => undefined);
-  await temporalEnv?.teardown().catch(() => undefined);
-  await embeddedDb?.stop().catch(() => undefined);
+  const budgetMs = loadConfig().shutdownTimeoutMs;
+  console.log(`\nStopping… (up to ${budgetMs / 1000} s; Ctrl-C again to stop at once)`);
+  const steps: ShutdownStep[] = [
+    { name: 'API (in-flight requests)', run: async () => app?.close() },
+    { name: 'maintenance timers', run: async () => (stopMaintenance?.(), stopReadinessWatch?.()) },
+    { name: 'event dispatcher', run: async () => dispatcher?.stop() },
+    {
+      name: 'worker (running activities)',
+      run: async () => {
+        if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+        await workerRun?.catch(() => undefined);
+      },
+    },
+    // Imported here: nothing may load the event code before NATS_URL is settled at start-up.
+    { name: 'live feed', run: async () => (await import('../domain/events/live-feed')).closeLiveFeed() },
+    { name: 'event stream', run: async () => (await import('../domain/events/stream')).closeEventStream() },
+    { name: 'nats-server', run: async () => embeddedNats?.stop() },
+    { name: 'Temporal client', run: () => closeTemporal() },
+    { name: 'database pool', run: () => closePool() },
+    { name: 'Temporal dev server', run: async () => temporalEnv?.teardown() },
+    { name: 'PostgreSQL', run: async () => embeddedDb?.stop() },
+  ];
+  const { cutShort, failed } = await runShutdown(steps, budgetMs);
+  for (const f of failed) console.error(`  could not stop ${f}`);
+  if (cutShort.length) {
+    // Fast shutdown of PostgreSQL first (open transactions rolled back), then nothing is left.
+    await embeddedDb?.stop(1_000).catch(() => undefined);
+    const killed = killChildProcesses();
+    console.error(`Stopped after ${budgetMs / 1000} s with work cut short: ${cutShort.join(', ')}${killed ? ` (${killed} child process${killed > 1 ? 'es' : ''} killed)` : ''}.`);
+    process.exit(code || 1);
+  }
   console.log('Stopped.');
   process.exit(code);
 }
 
-process.once('SIGINT', () => void shutdown(0));
-process.once('SIGTERM', () => void shutdown(0));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(0));
+// Whatever way the process ends, no child (Temporal, NATS, PostgreSQL) outlives it.
+process.on('exit', () => killChildProcesses());
 
 async function main() {
   // The worker's bundler and state changes log at INFO; start-up shows its own progress instead.
@@ -66,10 +94,20 @@ async function main() {
     done(`using DATABASE_URL (${new URL(process.env.DATABASE_URL).host})`);
   } else {
     const port = Number(process.env.EMBEDDED_DB_PORT ?? 54329);
-    embeddedDb = await startEmbeddedDatabase(path.join(dataDir, 'pglite'), port);
-    process.env.DATABASE_URL = embeddedDb.url;
-    process.env.DB_POOL_MAX = '1';
-    done(`embedded PGlite on 127.0.0.1:${port}, data in ${displayPath(path.join(dataDir, 'pglite'))}`);
+    const clusterDir = path.join(dataDir, 'postgres');
+    embeddedDb = await startEmbeddedPostgres({
+      clusterDir,
+      passwordFile: path.join(dataDir, 'postgres-password'),
+      logFile: path.join(dataDir, 'postgres.log'),
+      port,
+      notice: (m) => done(`note: ${m}`),
+    });
+    process.env.DATABASE_URL = await embeddedDb.ensureDatabase('banking');
+    done(
+      `embedded PostgreSQL ${embeddedDb.version} on 127.0.0.1:${port}${embeddedDb.initialised ? ' (new cluster)' : ''}, data in ${displayPath(clusterDir)}, ` +
+        `pool of ${loadConfig().dbPoolMax}`,
+    );
+    if (existsSync(path.join(dataDir, 'pglite'))) done(`note: ${displayPath(path.join(dataDir, 'pglite'))} (the earlier PGlite database) is not carried over; delete it when done with it`);
   }
 
   progress('Migrations');

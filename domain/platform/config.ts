@@ -119,6 +119,9 @@ export function loadConfig() {
     apiKeysMaxPerUser: int('API_KEYS_MAX_PER_USER', 20),
     operatorBootstrapTtlSeconds: int('OPERATOR_BOOTSTRAP_TTL_SECONDS', 24 * 3600),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'),
+    // How long a Ctrl-C / SIGTERM may drain (API requests, the worker's activities) before what is
+    // left is cut short and the process exits non-zero.
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 20_000),
     // Whether this worker creates and repairs the ACH file schedules at start. The schedules are one
     // set per namespace pointing at one task queue: with several worker pools on different queues,
     // only the pool that should build the files manages them (the others would flip their queue).

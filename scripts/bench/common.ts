@@ -7,10 +7,15 @@ import { migrate } from '../../domain/db/migrate';
 import { closePool } from '../../domain/db/pool';
 import { closeEventStream, eventStream } from '../../domain/events/stream';
 
-export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+/** The server the bench makes its databases on: BENCH_DATABASE_URL, which index.ts sets to an embedded one when unset. */
+export function adminUrl(): string {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (!url) throw new Error('BENCH_DATABASE_URL is not set (npm run bench starts an embedded PostgreSQL when it is not)');
+  return url;
+}
 
 export function urlFor(name: string): string {
-  const u = new URL(ADMIN_URL);
+  const u = new URL(adminUrl());
   u.pathname = `/${name}`;
   return u.toString();
 }
@@ -21,7 +26,7 @@ export function urlFor(name: string): string {
  */
 export async function withBenchDatabase<T>(fn: (url: string) => Promise<T>, poolMax?: number): Promise<T> {
   const name = `bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
   const saved = { url: process.env.DATABASE_URL, max: process.env.DB_POOL_MAX, stream: process.env.EVENTS_STREAM, prefix: process.env.EVENTS_SUBJECT_PREFIX };
@@ -30,7 +35,7 @@ export async function withBenchDatabase<T>(fn: (url: string) => Promise<T>, pool
     await closePool();
     await closeEventStream();
     process.env.DATABASE_URL = urlFor(name);
-    // An event stream of its own on the machine's NATS (in memory, deleted afterwards), like its database.
+    // An event stream of its own on the run's NATS (in memory, deleted afterwards), like its database.
     process.env.EVENTS_STREAM = name;
     process.env.EVENTS_SUBJECT_PREFIX = name;
     process.env.EVENTS_STREAM_STORAGE ??= 'memory';

@@ -17,6 +17,7 @@ import { benchAiParse } from './ai-parse';
 import { benchOpenBanking } from './open-banking';
 import { benchMicrofinance } from './microfinance';
 import { benchGraphql } from './graphql';
+import { localServices } from '../lib/local-services';
 
 const benches: Array<[string, () => Promise<void>]> = [
   ['Transfers through the API', benchTransfers],
@@ -37,11 +38,27 @@ const benches: Array<[string, () => Promise<void>]> = [
   ['GraphQL queries and subscriptions', benchGraphql],
 ];
 
+const startedAt = Date.now();
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
-const only = process.argv.slice(2).map((a) => a.toLowerCase());
-for (const [name, run] of benches) {
-  if (only.length && !only.some((o) => name.toLowerCase().includes(o))) continue;
-  console.log(`\n== ${name}`);
-  await run();
+// PostgreSQL and NATS from BENCH_DATABASE_URL / NATS_URL, else embedded ones for this run only.
+const services = await localServices({ databaseUrlFrom: ['BENCH_DATABASE_URL'], nats: true, log: (m) => console.log(`note: ${m}`) });
+process.env.BENCH_DATABASE_URL = services.adminDatabaseUrl;
+const stopServices = () => services.stop();
+process.once('SIGINT', () => void stopServices().finally(() => process.exit(130)));
+console.log(services.started.length ? `services: ${services.started.join(', ')}` : 'services: BENCH_DATABASE_URL and NATS_URL');
+let failed = false;
+try {
+  const only = process.argv.slice(2).map((a) => a.toLowerCase());
+  for (const [name, run] of benches) {
+    if (only.length && !only.some((o) => name.toLowerCase().includes(o))) continue;
+    console.log(`\n== ${name}`);
+    await run();
+  }
+} catch (err) {
+  failed = true;
+  console.error(err);
+} finally {
+  await stopServices();
 }
-process.exit(0);
+console.log(`\nbench finished in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+process.exit(failed ? 1 : 0);

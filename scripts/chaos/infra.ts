@@ -12,11 +12,13 @@ import { migrate } from '../../domain/db/migrate';
 import { closePool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { startEmbeddedNats, type EmbeddedNats } from '../../domain/platform/nats-server';
+import { localServices } from '../lib/local-services';
 import { findTemporalCli } from '../../domain/temporal/binaries';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { freePort, installQuietTemporalRuntime } from '../bench/common';
 
-export const ADMIN_URL = process.env.CHAOS_DATABASE_URL ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+/** The server the run makes its database on: CHAOS_DATABASE_URL or BENCH_DATABASE_URL, else an embedded one (startInfra). */
+let ADMIN_URL = '';
 export const CHAOS_DIR = path.join(REPO_ROOT, '.data', 'chaos');
 
 const t0 = Date.now();
@@ -152,6 +154,10 @@ export async function startInfra(): Promise<Infra> {
   const teardownAll = async () => {
     for (const c of cleanups.reverse()) await c().catch((err) => log(`teardown: ${(err as Error).message}`));
   };
+  const services = await localServices({ databaseUrlFrom: ['CHAOS_DATABASE_URL', 'BENCH_DATABASE_URL'], log });
+  ADMIN_URL = services.adminDatabaseUrl;
+  if (services.started.length) log(services.started.join(', '));
+  const embedded = services.started.length > 0;
   try {
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
@@ -247,6 +253,12 @@ export async function startInfra(): Promise<Infra> {
       async teardown(keepDatabase: boolean) {
         await closePool().catch(() => undefined);
         await teardownAll();
+        if (embedded) {
+          // The embedded server and its scratch cluster go with the run.
+          if (keepDatabase) log('database not kept: it lived on the run\'s embedded PostgreSQL (set CHAOS_DATABASE_URL to keep one)');
+          await services.stop();
+          return;
+        }
         if (keepDatabase) {
           log(`database kept: ${databaseUrl}`);
           return;
@@ -262,6 +274,7 @@ export async function startInfra(): Promise<Infra> {
     const a = new pg.Client({ connectionString: ADMIN_URL });
     await a.connect().then(() => a.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)).catch(() => undefined);
     await a.end().catch(() => undefined);
+    await services.stop();
     throw err;
   }
 }

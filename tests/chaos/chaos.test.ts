@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, inject } from 'vitest';
 import { REPO_ROOT } from '../../domain/platform/config';
 
 const TRANSFERS = process.env.CHAOS_TEST_TRANSFERS ?? '600';
@@ -16,7 +16,8 @@ function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The run makes its own database, stream and Temporal; nothing of this test process's carries over.
   for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_ENV' || k === 'DATABASE_URL' || k.startsWith('EVENTS_') || k.startsWith('TEMPORAL_')) delete env[k];
-  env.CHAOS_DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  // The suite's PostgreSQL server (embedded or TEST_DATABASE_URL): the run creates its database there.
+  env.CHAOS_DATABASE_URL ??= inject('adminDatabaseUrl');
   return env;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app';
 import { getPool } from '../../domain/db/pool';
 import { MemoryRateLimiter } from '../../domain/platform/rate-limiter';
@@ -138,8 +138,9 @@ describe('rate limits', () => {
 
   it('shares one window across instances through Redis', async () => {
     const { RedisRateLimiter } = await import('../../domain/platform/rate-limiter');
-    const a = new RedisRateLimiter('redis://127.0.0.1:6379');
-    const b = new RedisRateLimiter('redis://127.0.0.1:6379');
+    // The run's redis-server (tests/helpers/global-setup.ts: embedded unless TEST_REDIS_URL is set).
+    const a = new RedisRateLimiter(inject('redisUrl'));
+    const b = new RedisRateLimiter(inject('redisUrl'));
     const key = `test-${Date.now()}-${Math.random()}`;
     const w = [{ limit: 3, windowSeconds: 60 }];
     const results = [await a.hit(key, w), await b.hit(key, w), await a.hit(key, w), await b.hit(key, w)];
