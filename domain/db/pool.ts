@@ -64,7 +64,8 @@ function checkNotHolding(): void {
   if (mode === 'off') return;
   const err = new NestedAcquisitionError(h.what);
   if (mode === 'throw') throw err;
-  const site = err.stack?.split('\n').slice(2, 6).join('\n') ?? '';
+  // The caller's frames, not the pool's own.
+  const site = (err.stack ?? '').split('\n').filter((l) => l.startsWith('    at ') && !l.includes('/domain/db/pool.') && !l.includes('node:internal')).slice(0, 5).join('\n');
   if (warnedSites.has(site)) return;
   warnedSites.add(site);
   process.emitWarning(err.message + '\n' + site, 'NestedAcquisition');
