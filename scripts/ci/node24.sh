@@ -95,8 +95,9 @@ rebuild node24
 loads
 
 log "running on node $version ($(command -v node)), npm $(npm -v)"
+# NODE24_TEST_WRAPPER: a command the tests run under (CI: scripts/ci/offline.sh, loopback only).
 if [ $# -gt 0 ]; then
-  npx vitest run "$@"
+  ${NODE24_TEST_WRAPPER:-} npx vitest run "$@"
 else
-  npm test
+  ${NODE24_TEST_WRAPPER:-} npm test
 fi
