@@ -4,6 +4,7 @@ import { closePool } from '../domain/db/pool';
 import { closeLiveFeed } from '../domain/events/live-feed';
 import { closeEventStream } from '../domain/events/stream';
 import { loadConfig } from '../domain/platform/config';
+import { runShutdown } from '../domain/platform/shutdown';
 import { closeTemporal } from '../domain/temporal/client';
 import { warmCaches } from '../domain/platform/maintenance';
 import { sealPlaintextWebhookSecrets } from '../domain/webhooks/secrets';
@@ -24,12 +25,24 @@ function reportSealing(r: Awaited<ReturnType<typeof sealPlaintextWebhookSecrets>
   if (r.sealed || r.resealed) console.log(`webhook secrets: ${r.sealed} sealed, ${r.resealed} re-sealed under the current master key`);
   if (r.unreadable.length) console.error(`webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${r.unreadable.join(', ')}`);
 }
+// Drain within SHUTDOWN_TIMEOUT_MS; past it, name what was cut short and exit 1.
+let stopping = false;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, async () => {
-    await app.close();
-    await closeLiveFeed();
-    await closeEventStream();
-    await closeTemporal();
-    await closePool();
+  process.on(sig, async () => {
+    if (stopping) return;
+    stopping = true;
+    const { cutShort, failed } = await runShutdown(
+      [
+        { name: 'API (in-flight requests)', run: () => app.close() },
+        { name: 'live feed', run: () => closeLiveFeed() },
+        { name: 'event stream', run: () => closeEventStream() },
+        { name: 'Temporal client', run: () => closeTemporal() },
+        { name: 'database pool', run: () => closePool() },
+      ],
+      cfg.shutdownTimeoutMs,
+    );
+    for (const f of failed) console.error(`could not stop ${f}`);
+    if (cutShort.length) console.error(`stopped after ${cfg.shutdownTimeoutMs / 1000} s with work cut short: ${cutShort.join(', ')}`);
+    process.exit(cutShort.length ? 1 : 0);
   });
 }

@@ -73,7 +73,17 @@ const stopReadinessWatch = startReadinessWatch();
 // The event path (docs/events.md): the outbox relay (one active at a time across workers) and the
 // durable stream consumers (webhook dispatcher, dashboard projector), shared by every worker.
 const dispatcher = startEventDispatcher();
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
+// The worker finishes its activities within SHUTDOWN_TIMEOUT_MS; past it, what was cut short is
+// named and the process exits 1 (Temporal retries those activities elsewhere: they are idempotent).
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    worker.shutdown();
+    setTimeout(() => {
+      console.error(`stopped after ${cfg.shutdownTimeoutMs / 1000} s with work cut short: worker (running activities)`);
+      process.exit(1);
+    }, cfg.shutdownTimeoutMs).unref();
+  });
+}
 console.log(`worker polling task queue "${cfg.taskQueue}" on ${cfg.temporalAddress || '127.0.0.1:7233'}`);
 await worker.run();
 stopMaintenance();
@@ -81,3 +91,4 @@ stopReadinessWatch();
 await dispatcher.stop();
 await closeEventStream();
 await closePool();
+process.exit(0);
