@@ -7,10 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports';
 
 export interface EmbeddedPostgresOptions {
   /** The cluster directory (created and initialised on first use; kept across restarts). */
@@ -298,17 +298,6 @@ async function stopLeftover(clusterDir: string): Promise<void> {
   while (ours() && Date.now() < deadline) await sleep(100);
   if (ours()) process.kill(pid, 'SIGKILL');
   while (ours()) await sleep(50);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function sleep(ms: number): Promise<void> {

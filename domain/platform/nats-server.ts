@@ -6,6 +6,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from '
 import net from 'node:net';
 import path from 'node:path';
 import { findTool } from '../temporal/binaries';
+import { freePort } from './ports';
 
 /** The oldest nats-server used from PATH (Debian's 2.9 is older than the JetStream API the platform uses). */
 export const NATS_SERVER_MIN_VERSION: readonly [number, number] = [2, 10];
@@ -237,17 +238,6 @@ async function stopLeftover(pidFile: string, storeDir: string): Promise<void> {
     while (ours()) await sleep(50);
   }
   rmSync(pidFile, { force: true });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -6,6 +6,8 @@ import pg from 'pg';
 import { migrate } from '../../domain/db/migrate';
 import { closePool } from '../../domain/db/pool';
 import { closeEventStream, eventStream } from '../../domain/events/stream';
+import { freePort } from '../../domain/platform/ports';
+export { freePort };
 
 /** The server the bench makes its databases on: BENCH_DATABASE_URL, which index.ts sets to an embedded one when unset. */
 export function adminUrl(): string {
@@ -134,14 +136,6 @@ export function childPids(): Array<{ pid: number; command: string }> {
 }
 
 /** A free loopback port for an API process of the bench's own. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Waits until the API on `base` answers /api/health (30 s at most). */
 export async function waitForHealth(base: string) {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from '../../domain/platform/config';
-import { freePort } from '../../domain/platform/embedded-postgres';
+import { freePort } from '../../domain/platform/ports';
 import { findTool } from '../../domain/temporal/binaries';
 
 export function findRedisServer(): string | undefined {

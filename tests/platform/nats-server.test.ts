@@ -13,21 +13,11 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNatsServer, startEmbeddedNats, type EmbeddedNats } from '../../domain/platform/nats-server';
+import { freePort } from '../../domain/platform/ports';
 
 const MACHINE_NATS_PORT = 4222;
 const STREAM = 'EMBEDDED_TEST';
 const SUBJECT = 'embedded-test.events.created';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function freePortNot4222(): Promise<number> {
   for (;;) {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../domain/platform/config';
-import { freePort } from '../../domain/platform/embedded-postgres';
+import { freePort } from '../../domain/platform/ports';
 import { childPids, killChildProcesses, runShutdown } from '../../domain/platform/shutdown';
 
 function alive(pid: number): boolean {
