@@ -1,6 +1,5 @@
 // Shared pieces of the benchmarks: a throw-away database, a concurrent driver and the report line.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { migrate } from '../../domain/db/migrate';
