@@ -119,6 +119,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   LINK_EXPIRED: 410,
   // 503: a dependency is not available; nothing was done.
   CHAIN_NOT_CONFIGURED: 503,
+  // No pooled database connection free within DB_ACQUIRE_TIMEOUT_MS (domain/db/pool.ts); with Retry-After.
+  DATABASE_SATURATED: 503,
   MIFID_AUTHORITY_NOT_CONFIGURED: 503,
   MIFID_AUTHORITY_UNAVAILABLE: 503,
   MIFID_SETTINGS_INVALID: 503,

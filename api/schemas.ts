@@ -49,7 +49,7 @@ const ERROR_STATUSES: Record<number, string> = {
   422: 'Validation error (source names the field) or business rule refused',
   429: 'Rate limited (Retry-After and X-RateLimit-* headers)',
   500: 'Unexpected error; quote the request id (meta.request_id)',
-  503: 'A dependency (database, Temporal, chain RPC) is unavailable; nothing was done, retry later',
+  503: 'A dependency (database, Temporal, chain RPC) is unavailable, nothing was done; or DATABASE_SATURATED: no database connection came free in time (Retry-After). Retry later',
 };
 
 function errorResponse(status: number): Schema {

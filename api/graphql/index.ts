@@ -64,6 +64,9 @@ const bodySchema = {
 
 function send(reply: FastifyReply, status: number, result: { data?: unknown; errors?: readonly GraphQLError[] }, log: (e: unknown) => void) {
   const errors = result.errors?.map((e) => formatError(e, log));
+  // A field refused for a passing cause (the database saturated, an internal error) makes the
+  // document's answer no final one: an Idempotency-Key is released for the retry, as REST's 5xx.
+  if (errors?.some((e) => Number(e.extensions?.status) >= 500 || Number(e.extensions?.status) === 429)) reply.request.answerNotFinal = true;
   return reply
     .code(status)
     .type('application/json; charset=utf-8')

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../../domain/accounts';
+import { saturationRefusalOf } from '../../domain/db/pool';
 import { LedgerError } from '../../domain/ledger';
 import { amountOutOfRangeError, NUMERIC_OUT_OF_RANGE } from '../../domain/ledger/errors';
 import { AmountError } from '../../domain/money/amount';
@@ -9,9 +10,12 @@ import { ApiError, titleFor, type ErrorObject } from '../errors';
 
 /**
  * The code, message and field pointer of a business-logic refusal, whichever domain class threw it
- * (an AmountError is about the request's `/amount`); undefined for anything else.
+ * (an AmountError is about the request's `/amount`), or the database's saturation (503 with
+ * Retry-After); undefined for anything else.
  */
-function refusalOf(err: unknown): { code: string; message: string; pointer?: string } | undefined {
+function refusalOf(err: unknown): { code: string; message: string; pointer?: string; retryAfterSeconds?: number } | undefined {
+  const saturated = saturationRefusalOf(err);
+  if (saturated) return saturated;
   if (err instanceof DomainError) return { code: err.code, message: err.message, pointer: err.pointer };
   if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };
   if (err instanceof AmountError) return { code: err.code, message: err.message, pointer: '/amount' };
@@ -27,7 +31,10 @@ function refusalOf(err: unknown): { code: string; message: string; pointer?: str
 export function fromDomain(err: unknown): ApiError | undefined {
   const r = refusalOf(err);
   if (!r) return undefined;
-  return new ApiError(statusForCode(r.code), r.code, r.message, r.pointer ? { source: { pointer: r.pointer } } : {});
+  return new ApiError(statusForCode(r.code), r.code, r.message, {
+    source: r.pointer ? { pointer: r.pointer } : undefined,
+    headers: r.retryAfterSeconds ? { 'retry-after': String(r.retryAfterSeconds) } : undefined,
+  });
 }
 
 interface AjvError {

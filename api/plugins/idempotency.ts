@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getPool } from '../../domain/db/pool';
+import type pg from 'pg';
+import { getPool, poolFigures, saturationRefusalOf } from '../../domain/db/pool';
 import { ApiError } from '../errors';
 
 const RETENTION_HOURS = 24;
@@ -13,6 +14,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyScope?: string;
+    /** A 200 that is no final answer (GraphQL errors of a 5xx or 429 status): the key is released, not stored. */
+    answerNotFinal?: boolean;
   }
 }
 
@@ -62,6 +65,52 @@ async function claim(scope: string, key: string, request: FastifyRequest, hash: 
     if (taken.rowCount === 1) return 'claimed';
   }
   return row;
+}
+
+const settling = new Set<Promise<void>>();
+
+type KeyWrite = (pool: pg.Pool) => Promise<unknown>;
+
+/**
+ * Writes what became of a claimed key: its release (the answer is not final) or the answer kept.
+ * A saturated pool neither delays a refusal nor turns an answer into one: the write then waits for
+ * a connection in the background, one acquire timeout after another, until it gets one or the
+ * key's lock has lapsed (a retry takes the key over then anyway). A release does not even wait
+ * once when no connection is free (the answer is often that very saturation refusal).
+ */
+async function settleKey(request: FastifyRequest, write: KeyWrite, opts: { waitIfFull: boolean }): Promise<void> {
+  const pool = getPool();
+  const f = poolFigures(pool);
+  if (!opts.waitIfFull && f.idle === 0 && f.total >= f.max) return settleInBackground(request, pool, write);
+  try {
+    await write(pool);
+  } catch (err) {
+    if (!saturationRefusalOf(err)) throw err;
+    settleInBackground(request, pool, write);
+  }
+}
+
+function settleInBackground(request: FastifyRequest, pool: pg.Pool, write: KeyWrite): void {
+  const giveUpAt = Date.now() + LOCK_SECONDS * 1000;
+  const p = (async () => {
+    for (;;) {
+      try {
+        await write(pool);
+        return;
+      } catch (err) {
+        // Each saturated attempt has waited the acquire timeout: no busy loop.
+        if (saturationRefusalOf(err) && Date.now() < giveUpAt) continue;
+        request.log.warn({ err }, 'idempotency key not settled: a retry takes it over once its lock lapses');
+        return;
+      }
+    }
+  })().finally(() => settling.delete(p));
+  settling.add(p);
+}
+
+/** Resolves once every key write left to the background has ended (tests; a shutdown that wants them). */
+export async function keyWritesSettled(): Promise<void> {
+  while (settling.size > 0) await Promise.allSettled([...settling]);
 }
 
 /**
@@ -124,10 +173,9 @@ export function registerIdempotency(app: FastifyInstance): void {
     const key = request.idempotencyKey;
     request.idempotencyScope = undefined; // store once even if onSend runs again for an error
     const status = reply.statusCode;
-    const pool = getPool();
-    if (status >= 500 || status === 429 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+    if (status >= 500 || status === 429 || request.answerNotFinal || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       // Not a final answer: release the key so the client can retry.
-      await pool.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2`, [scope, key]);
+      await settleKey(request, (pool) => pool.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2`, [scope, key]), { waitIfFull: false });
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -135,10 +183,16 @@ export function registerIdempotency(app: FastifyInstance): void {
       const v = reply.getHeader(h);
       if (v !== undefined) headers[h] = String(v);
     }
-    await pool.query(
-      `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, response_headers = $5
-        WHERE scope = $1 AND key = $2`,
-      [scope, key, status, Buffer.isBuffer(payload) ? payload.toString('utf8') : payload, JSON.stringify(headers)],
+    const body = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload;
+    await settleKey(
+      request,
+      (pool) =>
+        pool.query(
+          `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, response_headers = $5
+            WHERE scope = $1 AND key = $2`,
+          [scope, key, status, body, JSON.stringify(headers)],
+        ),
+      { waitIfFull: true },
     );
     return payload;
   });

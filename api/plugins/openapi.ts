@@ -6,7 +6,7 @@ const DESCRIPTION = `Multi-asset banking platform API.
 
 Conventions shared by every endpoint:
 - Responses use the envelope \`{data, meta, links, errors}\`. Errors carry \`status\`, \`code\`, \`title\`, \`detail\` and \`source\` (\`pointer\` into the body, \`parameter\` or \`header\`).
-- Status codes: 400 malformed body, 401 missing/invalid/expired credentials, 403 missing permission or IP not allowed, 404 unknown resource (including another user's), 409 idempotency conflict, 413 body too large, 415 unsupported content type, 422 validation or business rule, 429 rate limited (Retry-After), 500 with a request id.
+- Status codes: 400 malformed body, 401 missing/invalid/expired credentials, 403 missing permission or IP not allowed, 404 unknown resource (including another user's), 409 idempotency conflict, 413 body too large, 415 unsupported content type, 422 validation or business rule, 429 rate limited (Retry-After), 500 with a request id, 503 a dependency unavailable (nothing was done) or DATABASE_SATURATED: no database connection free within DB_ACQUIRE_TIMEOUT_MS (Retry-After).
 - Authentication: \`Authorization: Bearer <key>\` with an API key (fak_, sk_sandbox_, sk_live_) or a login access token. The key's environment (sandbox or production) selects the data you see.
 - Permissions: GET needs read, POST/PUT/PATCH write, DELETE delete.
 - Idempotency: send \`Idempotency-Key\` on POST/PUT/PATCH. The same key with the same body replays the stored response (header \`Idempotent-Replayed: true\`); with a different body, or while the first request runs, 409. Keys are scoped per credential and kept 24 hours; 5xx answers release the key.

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/platform/errors';
 import type { Environment } from '../../domain/platform/environment';
 import { verifyAuthorization, type PaymentTerms, type SignedAuthorization } from '../../domain/x402/authorization';
-import { endpointTerms, monetizedEndpoint, type MonetizedEndpoint } from '../../domain/x402/endpoints';
+import { endpointTerms, monetizable, monetizedEndpoint, type MonetizedEndpoint } from '../../domain/x402/endpoints';
 import { facilitatorFor } from '../../domain/x402/facilitator';
 import { paymentRequiredHeaders, paymentResponseHeaders, readPaymentHeaders, type Resource } from '../../domain/x402/http';
 import { settlePayment } from '../../domain/x402/payments';
@@ -41,7 +41,7 @@ export function registerX402(app: FastifyInstance): void {
   app.decorateRequest('x402Payment', undefined);
 
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'GET' || request.is404 || !request.routeOptions.url) return;
+    if (request.method !== 'GET' || request.is404 || !request.routeOptions.url || !monetizable(request.routeOptions.url)) return;
     const environment = request.principal?.environment ?? 'production';
     const endpoint = await monetizedEndpoint(environment, request.routeOptions.url);
     if (!endpoint) return;

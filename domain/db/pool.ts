@@ -35,6 +35,29 @@ export class PoolExhaustedError extends Error {
   }
 }
 
+/** Retry-After of a saturation refusal: long enough for the busy connections to turn over. */
+export const SATURATION_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The saturation refusal, however it arrives: as thrown by the pool, or re-thrown by Prisma (its
+ * client wraps an adapter error that has a string code in a PrismaClientKnownRequestError with the
+ * same code). One recognition for every transport: REST and GraphQL (api/plugins/errors.ts), MCP
+ * (domain/mcp/results.ts), the idempotency plugin. The message is fixed: Prisma's quotes the caller's source.
+ */
+export function saturationRefusalOf(err: unknown): { code: 'DATABASE_SATURATED'; message: string; retryAfterSeconds: number } | undefined {
+  if (!(err instanceof PoolExhaustedError) && (err as { code?: unknown } | null)?.code !== 'DATABASE_SATURATED') return undefined;
+  return {
+    code: 'DATABASE_SATURATED',
+    message: `The database is saturated: no connection became free in time. Retry after ${SATURATION_RETRY_AFTER_SECONDS} seconds.`,
+    retryAfterSeconds: SATURATION_RETRY_AFTER_SECONDS,
+  };
+}
+
+/** What the pool holds now: connections open, idle among them, requests waiting for one, and its size. */
+export function poolFigures(p: pg.Pool = getPool()): { total: number; idle: number; waiting: number; max: number } {
+  return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount, max: p.options.max ?? 10 };
+}
+
 /**
  * Code that holds a pooled connection (inside withTransaction or withClient) and then asks the pool
  * for another waits on itself once the pool is exhausted: with DB_POOL_MAX=1 at once, with 20 under

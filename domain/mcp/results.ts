@@ -7,6 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AccountError } from '../accounts';
+import { saturationRefusalOf } from '../db/pool';
 import { LedgerError } from '../ledger/errors';
 import type { Transaction } from '../ledger/transactions';
 import { AmountError } from '../money/amount';
@@ -44,8 +45,10 @@ export interface ToolRefusal {
   pointer?: string;
 }
 
-/** The code and message of a business refusal, whichever domain class threw it; undefined for anything else. */
+/** The code and message of a business refusal, whichever domain class threw it, or of the database's saturation; undefined for anything else. */
 export function refusalOf(err: unknown): ToolRefusal | undefined {
+  const saturated = saturationRefusalOf(err);
+  if (saturated) return { code: saturated.code, message: saturated.message };
   if (err instanceof DomainError) return { code: err.code, message: err.message, ...(err.pointer ? { pointer: err.pointer } : {}) };
   if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };
   if (err instanceof AmountError) return { code: err.code, message: err.message };

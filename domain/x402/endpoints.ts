@@ -35,7 +35,15 @@ const COLUMNS = `id, environment, path, method, price_usd_cents AS "priceUsdCent
   created_by AS "createdBy", active, created_at AS "createdAt"`;
 
 /** Routes that can never be monetized: payments themselves, sign-in, health and the docs. */
-const UNPAYABLE = [/^\/x402(\/|$)/, /^\/api\/(v\d\/)?auth(\/|$)/, /^\/health/, /^\/ready/, /^\/api\/documentation/, /^\/api\/v1\/sms(\/|$)/, /^\/mcp(\/|$)/];
+const UNPAYABLE = [/^\/x402(\/|$)/, /^\/api\/(v\d\/)?auth(\/|$)/, /^\/(api\/)?(health|ready)(\/|$)/, /^\/api\/documentation/, /^\/api\/v1\/sms(\/|$)/, /^\/mcp(\/|$)/];
+
+/**
+ * Whether a route pattern can be registered at all. The payment gate asks this first, so the probes
+ * (/api/health, /api/ready) never wait for a database connection to learn they cost nothing.
+ */
+export function monetizable(pattern: string): boolean {
+  return !UNPAYABLE.some((r) => r.test(pattern));
+}
 
 /** "/api/v2/accounts/{id}" → "/api/v2/accounts/:id" (the OpenAPI form is accepted too). */
 export function routePattern(path: string): string {
@@ -62,7 +70,7 @@ export async function registerEndpoint(
 ): Promise<MonetizedEndpoint> {
   if (typeof input.path !== 'string' || !input.path.startsWith('/') || input.path.length > 300) throw new DomainError('VALIDATION_ERROR', 'path must be a route path starting with /', '/path');
   const path = routePattern(input.path.split('?')[0]);
-  if (UNPAYABLE.some((r) => r.test(path))) throw new DomainError('ENDPOINT_NOT_MONETIZABLE', `${path} cannot be monetized`, '/path');
+  if (!monetizable(path)) throw new DomainError('ENDPOINT_NOT_MONETIZABLE', `${path} cannot be monetized`, '/path');
   if (!isGetRoute(path)) throw new DomainError('ROUTE_NOT_FOUND', `No GET route ${path} on this platform`, '/path');
   const cents = input.priceUsdCents;
   if (typeof cents !== 'number' || !Number.isSafeInteger(cents) || cents < 1 || cents > 100_000) {
