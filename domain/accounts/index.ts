@@ -258,7 +258,7 @@ export async function closeAccount(id: string, scope: AccountScope = {}, client?
  * the home chain to '').
  */
 export async function ensureCustomerLedgerAccount(accountId: string, assetCode: string, client: Queryable = getPool(), chain = ''): Promise<string> {
-  const asset = await getAsset(assetCode);
+  const asset = await getAsset(assetCode, client);
   if (!asset) throw new AccountError('ASSET_NOT_FOUND', `unknown asset ${assetCode}`);
   const find = 'SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2 AND chain = $3';
   const existing = await client.query<{ id: string }>(find, [accountId, asset.code, chain]);
