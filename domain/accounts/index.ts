@@ -316,7 +316,9 @@ export async function assetBalances(accountId: string, client: Queryable = getPo
  * rate count 0).
  */
 export async function getBalances(accountId: string, client: Queryable = getPool()): Promise<AccountBalances> {
-  const [rows, rates] = await Promise.all([assetBalances(accountId, client), latestRates(client)]);
+  // One after the other: the client may be a transaction's, which runs one query at a time anyway.
+  const rows = await assetBalances(accountId, client);
+  const rates = await latestRates(client);
   let usd = new DecimalMoney(0);
   for (const r of rows) {
     const rate = rates.get(r.asset_code);
