@@ -25,7 +25,7 @@ export function createMobileActivities(deps: { transfers: TransferService }) {
             return u.status;
           }
           if (i.status !== 'processing') return i.status;
-          const asset = (await getAsset(i.currency))!;
+          const asset = (await getAsset(i.currency, c))!;
           const fee = await deps.transfers.transferFee(i.currency, i.amount, asset.precision, c);
           const lines = await deps.transfers.buildTransferLines(
             { id: i.id, environment: i.environment, fromAccountId: i.payerAccountId!, toAccountId: i.payeeAccountId!, assetCode: i.currency, amount: i.amount, feeAmount: fee },

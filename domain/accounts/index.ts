@@ -258,7 +258,7 @@ export async function closeAccount(id: string, scope: AccountScope = {}, client?
  * the home chain to '').
  */
 export async function ensureCustomerLedgerAccount(accountId: string, assetCode: string, client: Queryable = getPool(), chain = ''): Promise<string> {
-  const asset = await getAsset(assetCode);
+  const asset = await getAsset(assetCode, client);
   if (!asset) throw new AccountError('ASSET_NOT_FOUND', `unknown asset ${assetCode}`);
   const find = 'SELECT id FROM ledger_accounts WHERE account_id = $1 AND asset_code = $2 AND chain = $3';
   const existing = await client.query<{ id: string }>(find, [accountId, asset.code, chain]);
@@ -316,7 +316,9 @@ export async function assetBalances(accountId: string, client: Queryable = getPo
  * rate count 0).
  */
 export async function getBalances(accountId: string, client: Queryable = getPool()): Promise<AccountBalances> {
-  const [rows, rates] = await Promise.all([assetBalances(accountId, client), latestRates(client)]);
+  // One after the other: the client may be a transaction's, which runs one query at a time anyway.
+  const rows = await assetBalances(accountId, client);
+  const rates = await latestRates(client);
   let usd = new DecimalMoney(0);
   for (const r of rows) {
     const rate = rates.get(r.asset_code);

@@ -65,19 +65,29 @@ export interface AssetCatalog {
 /**
  * The assets of one database. Assets change by migration, or by the ASSET_LIMITS setting applied
  * when they are first loaded, so the catalog loads them once (overrides applied first) and saves a
- * query per request, the limits included. Given a client, it reads that client's view instead.
+ * query per request, the limits included. Given a client (a caller inside a transaction passes its
+ * own), a catalog not loaded yet reads through that client instead of the pool, and keeps nothing:
+ * a second pooled connection asked for while one is held waits on itself once the pool is exhausted.
  */
 export function createAssetCatalog(deps: { pool: Queryable; config: Pick<Config, 'assetLimits'> }): AssetCatalog {
   let loaded: Promise<Map<string, Asset>> | undefined;
+  // The settled load: a client's caller must not wait for a load still queued for a pooled connection.
+  let ready: Map<string, Asset> | undefined;
 
   const assets = (client?: Queryable): Promise<Map<string, Asset>> => {
-    if (client) return load(client);
+    if (ready) return Promise.resolve(ready);
+    if (client && client !== deps.pool) return load(client);
     if (!loaded) {
       const p = applyAssetLimitOverrides(deps.pool, deps.config.assetLimits).then(() => load(deps.pool));
       loaded = p;
-      p.catch(() => {
-        if (loaded === p) loaded = undefined;
-      });
+      p.then(
+        (m) => {
+          if (loaded === p) ready = m;
+        },
+        () => {
+          if (loaded === p) loaded = undefined;
+        },
+      );
     }
     return loaded;
   };
@@ -93,6 +103,7 @@ export function createAssetCatalog(deps: { pool: Queryable; config: Pick<Config,
     },
     clear() {
       loaded = undefined;
+      ready = undefined;
     },
   };
 }

@@ -85,7 +85,7 @@ export async function compositionView(environment: Environment, basketCode: stri
   const components: CompositionComponent[] = [];
   for (const c of basket.components) {
     const v = byAsset.get(c.assetCode)!;
-    const asset = await getAsset(c.assetCode);
+    const asset = await getAsset(c.assetCode, client);
     const weight = new D(v.weight).toDecimalPlaces(10, D.ROUND_HALF_EVEN);
     components.push({
       assetCode: c.assetCode,

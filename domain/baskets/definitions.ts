@@ -122,7 +122,7 @@ export async function createBasket(input: CreateBasketInput, client?: Queryable)
   const seen = new Set<string>();
   const components: Array<{ asset: Asset; weight: string }> = [];
   for (const [i, c] of input.components.entries()) {
-    const asset = await getAsset(c.assetCode);
+    const asset = await getAsset(c.assetCode, client);
     if (!asset) throw new DomainError('UNKNOWN_ASSET', `Asset ${c.assetCode} is not supported`, `/components/${i}/asset_code`);
     if (asset.type === 'basket') throw new DomainError('INVALID_COMPONENT', 'A basket cannot hold another basket', `/components/${i}/asset_code`);
     if (seen.has(asset.code)) throw new DomainError('DUPLICATE_COMPONENT', `${asset.code} is listed twice`, `/components/${i}/asset_code`);

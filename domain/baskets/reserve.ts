@@ -72,10 +72,10 @@ export function issuanceAccount(environment: Environment, basketCode: string, c:
   );
 }
 
-export async function componentPrecisions(basket: Pick<Basket, 'components'>): Promise<Map<string, number>> {
+export async function componentPrecisions(basket: Pick<Basket, 'components'>, client?: Queryable): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const c of basket.components) {
-    const a = await getAsset(c.assetCode);
+    const a = await getAsset(c.assetCode, client);
     if (!a) throw new DomainError('ASSET_UNAVAILABLE', `Component ${c.assetCode} is not an active asset`);
     out.set(c.assetCode, a.precision);
   }
@@ -172,7 +172,7 @@ export async function basketLegs(
   input: { basket: Basket; units: string; kind: BasketOperationKind; counterparty: (assetCode: string) => Promise<string>; holder: string },
 ): Promise<{ lines: LineInput[]; deltas: Array<{ assetCode: string; amount: string }>; precisions: Map<string, number>; outstandingAfter: string }> {
   const { basket, units, kind } = input;
-  const precisions = await componentPrecisions(basket);
+  const precisions = await componentPrecisions(basket, c);
   const deltas = componentDeltas(basket, precisions, basket.outstanding, units, kind);
   const lines: LineInput[] = [];
   for (const d of deltas) {

@@ -162,8 +162,8 @@ export async function executeFlashLoan(req: FlashLoanRequest & { workflowId: str
   }
 }
 
-async function precisionOf(asset: string): Promise<number> {
-  return (await getAsset(asset))!.precision;
+async function precisionOf(asset: string, c: Queryable): Promise<number> {
+  return (await getAsset(asset, c))!.precision;
 }
 
 async function run(
@@ -182,7 +182,7 @@ async function run(
   if (amountBase > lending.liquidity) {
     throw new FlashLoanFailure('borrow', null, 'INSUFFICIENT_LIQUIDITY', `The ${lending.protocol} pool can lend at most ${fromBaseUnits(lending.liquidity, lending.decimals)} ${token.symbol}`);
   }
-  const loanPrecision = await precisionOf(token.assetCode);
+  const loanPrecision = await precisionOf(token.assetCode, c);
   const unit = lending.decimals > loanPrecision ? 10n ** BigInt(lending.decimals - loanPrecision) : 1n;
   // The lender's premium, rounded up to what the ledger can carry.
   let feeBase = (amountBase * BigInt(lending.feePpm) + 999_999n) / 1_000_000n;
@@ -213,7 +213,7 @@ async function run(
     if (held <= 0n) throw new FlashLoanFailure('operation', i, 'NOTHING_TO_SWAP', `operation ${i} swaps ${op.from}, but the loan holds no ${op.from} at this point`);
     const candidates = [...pools.values()].filter((p) => p.dex === op.dex && p.tokens.includes(from) && p.tokens.includes(to));
     if (candidates.length === 0) throw new FlashLoanFailure('operation', i, 'NO_POOL', `${op.dex} has no ${op.from}/${op.to} pool on ${chain.id}`);
-    const precisionTo = await precisionOf(to === loanAsset ? token.assetCode : to);
+    const precisionTo = await precisionOf(to === loanAsset ? token.assetCode : to, c);
     let best: { pool: DexPool; out: bigint } | null = null;
     let refusal: PricingError | null = null;
     for (const p of candidates) {
@@ -247,7 +247,7 @@ async function run(
       pool_id: best.pool.id,
       from: op.from,
       to: op.to,
-      amount_in: fromBaseUnits(held, fromDecimals, Math.min(fromDecimals, await precisionOf(assetFrom))),
+      amount_in: fromBaseUnits(held, fromDecimals, Math.min(fromDecimals, await precisionOf(assetFrom, c))),
       amount_out: fromBaseUnits(best.out, toDecimals, Math.min(toDecimals, precisionTo)),
     });
   }

@@ -199,7 +199,8 @@ export async function priceTrade(input: Omit<QuoteInput, 'userId' | 'slippageBps
   if (poolAsset(tIn) === poolAsset(tOut)) {
     throw new DomainError('SAME_TOKEN', `${tIn.symbol} and ${tOut.symbol} trade as the same pool asset on ${chain.id}; nothing to swap`, ptr.tokenOut);
   }
-  const [aIn, aOut] = await Promise.all([getAsset(tIn.assetCode), getAsset(tOut.assetCode)]);
+  const aIn = await getAsset(tIn.assetCode, c);
+  const aOut = await getAsset(tOut.assetCode, c);
   if (!aIn || !aOut) throw new DomainError('UNKNOWN_TOKEN', 'token is not a ledger asset', ptr.tokenIn);
   const amountIn = parseRequestAmount(input.amountIn, aIn, ptr.amount, Math.min(aIn.precision, tIn.decimals));
   const amountInBase = toBaseUnits(amountIn, tIn.decimals);

@@ -57,7 +57,7 @@ export async function planRebalance(basket: Basket, proposed: Proposal['componen
   const codes = [...new Set([...before.keys(), ...after.keys()])].sort();
   const components: RebalancePlan['components'] = [];
   for (const code of codes) {
-    const asset = await getAsset(code);
+    const asset = await getAsset(code, c);
     if (!asset) throw new DomainError('ASSET_UNAVAILABLE', `Component ${code} is not an active asset`);
     components.push({
       assetCode: code,

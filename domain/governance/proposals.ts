@@ -55,7 +55,7 @@ export async function checkComposition(components: ReadonlyArray<{ asset_code: u
   const seen = new Set<string>();
   const out: ProposedComponent[] = [];
   for (const [i, x] of components.entries()) {
-    const asset = typeof x.asset_code === 'string' ? await getAsset(x.asset_code) : null;
+    const asset = typeof x.asset_code === 'string' ? await getAsset(x.asset_code, c) : null;
     if (!asset) throw new DomainError('UNKNOWN_ASSET', `Asset ${String(x.asset_code).slice(0, 12)} is not supported`, `/components/${i}/asset_code`);
     if (asset.type === 'basket') throw new DomainError('INVALID_COMPONENT', 'A basket cannot hold another basket', `/components/${i}/asset_code`);
     if (seen.has(asset.code)) throw new DomainError('DUPLICATE_COMPONENT', `${asset.code} is listed twice`, `/components/${i}/asset_code`);

@@ -226,7 +226,7 @@ export async function postManualEntry(input: PostEntryInput, client: Queryable =
   const assetOf = new Map(rows.map((r) => [r.id, r.asset_code]));
   for (const [i, l] of lines.entries()) {
     const code = assetOf.get(l?.accountId);
-    const asset = code ? await getAsset(code) : null;
+    const asset = code ? await getAsset(code, client) : null;
     if (asset) parseRequestAmount(l.amount, asset, `/lines/${i}/amount`);
   }
   return postEntry(input, client).catch((err: unknown) => {

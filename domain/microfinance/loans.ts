@@ -110,7 +110,7 @@ export async function applyForLoan(p: Principal, groupId: string, input: { produ
     }
     const product = await getLoanProduct(p, input.productId, c);
     if (product.status !== 'active') throw new DomainError('MF_LOAN_PRODUCT_NOT_FOUND', `Loan product ${input.productId} not found`, '/product_id');
-    const asset = (await getAsset(product.currency))!;
+    const asset = (await getAsset(product.currency, c))!;
     const principal = parseRequestAmount(input.principal, asset, '/principal');
     if (compareAmounts(principal, product.principalMin) < 0 || compareAmounts(principal, product.principalMax) > 0) {
       throw new DomainError('MF_PRINCIPAL_OUT_OF_RANGE', `principal must be between ${product.principalMin} and ${product.principalMax} ${product.currency}`, '/principal');
@@ -226,7 +226,7 @@ export async function repayLoan(p: Principal, id: string, input: { amount: strin
     }
     if (l.userId !== p.userId) throw new DomainError('MF_BORROWER_REQUIRED', 'only the borrower repays through this call');
     if (l.status !== 'active') throw wrongState(l, 'repay');
-    const amount = parseRequestAmount(input.amount, (await getAsset(l.currency))!);
+    const amount = parseRequestAmount(input.amount, (await getAsset(l.currency, c))!);
     const r = await applyPayment(l, { amount, source: 'borrower', payerAccountId: l.accountId, idempotencyKey, paidOn: isoDate(nowMs), userId: p.userId }, c);
     repaymentId = r.repaymentId;
   });

@@ -152,7 +152,7 @@ export async function recordRailEvent(c: Queryable, p: RailPayment, status: stri
  */
 /** Records a rail payment (status pending). In `client`'s transaction when given (a caller linking it atomically), else its own. */
 export async function createRailPayment(input: CreateRailPaymentInput, client?: Queryable): Promise<RailPayment> {
-  const asset = await getAsset(input.currency);
+  const asset = await getAsset(input.currency, client);
   if (!asset || asset.type !== 'fiat') throw new DomainError('UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
   const amount = parseRequestAmount(input.amount, asset);
   validateCreditor(input.creditor);

@@ -94,7 +94,7 @@ export async function latestRates(client: Queryable = getPool()): Promise<Map<st
  * after a forced reversal). Throws when the asset or its rate is unknown.
  */
 export async function usdEquivalent(assetCode: string, amount: string, client: Queryable = getPool()): Promise<string> {
-  const asset = await getAsset(assetCode);
+  const asset = await getAsset(assetCode, client);
   if (!asset) throw new Error(`Unknown asset ${assetCode}`);
   const negative = amount.startsWith('-');
   parseAmountOrZero(negative ? amount.slice(1) : amount);

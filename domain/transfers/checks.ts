@@ -79,7 +79,7 @@ export async function resolveParties(
   client: Queryable,
   fromMemory = false,
 ): Promise<Parties> {
-  const asset = await deps.assets.getAsset(input.assetCode);
+  const asset = await deps.assets.getAsset(input.assetCode, client);
   if (!asset) throw new TransferError('UNKNOWN_ASSET', `Asset ${input.assetCode} is not supported`, '/asset_code');
   const amount = parseRequestAmount(input.amount, asset);
   if (input.fromAccountId === input.toAccountId) {

@@ -10,7 +10,7 @@ import { queryTransferProgress } from './workflow';
  * else (another user, another environment) it does not exist: NOT_FOUND.
  */
 export async function getVisibleTransfer(p: Principal, id: string, client: Queryable = getPool()): Promise<Transfer> {
-  const t = await getTransfer(id, { environment: p.environment });
+  const t = await getTransfer(id, { environment: p.environment }, client);
   if (!t) throw new DomainError('NOT_FOUND', 'Transfer not found');
   if (t.userId !== p.userId) {
     const { rows } = await client.query('SELECT 1 FROM accounts WHERE id = $1 AND user_id = $2', [t.toAccountId, p.userId]);

@@ -230,7 +230,7 @@ export async function closeSession(p: Principal, id: string, input: { counted: A
     for (const [i, x] of input.counted.entries()) {
       const till = s.tills.find((t) => t.currency === x.currency.toUpperCase());
       if (!till) throw new DomainError('COUNT_UNKNOWN_CURRENCY', `The session has no till in ${x.currency}`, `/counted/${i}/currency`);
-      const asset = (await getAsset(till.currency))!;
+      const asset = (await getAsset(till.currency, c))!;
       counted.set(till.currency, parseCount(x.amount, asset.precision, `/counted/${i}/amount`));
     }
     const lines: LineInput[] = [];

@@ -97,7 +97,7 @@ export async function screenOutgoingParty(c: Queryable, s: ScreenSubject): Promi
   }
   let result: ScreeningResult | null = null;
   try {
-    [result] = await screenNames([s.name]);
+    [result] = await screenNames([s.name], {}, c);
   } catch (err) {
     // Fail closed: a payment is not sent unscreened.
     if (!(err instanceof DomainError && err.code === 'SANCTIONS_LIST_UNAVAILABLE')) throw err;

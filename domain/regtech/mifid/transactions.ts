@@ -89,8 +89,8 @@ export interface ReportableTrade {
 }
 
 /** An ISO 4217 currency code among the platform's assets (fiat, three letters). */
-async function isoCurrency(code: string): Promise<boolean> {
-  const a = await getAsset(code);
+async function isoCurrency(code: string, c: Queryable): Promise<boolean> {
+  const a = await getAsset(code, c);
   return !!a && a.type === 'fiat' && /^[A-Z]{3}$/.test(a.code);
 }
 
@@ -132,7 +132,7 @@ export async function reportableTrade(trade: Trade, c: Queryable): Promise<Repor
   let price = trade.kind === 'basket_buy' && trade.executionPrice ? new D(trade.executionPrice) : new D(counterAmount).div(quantity);
   let priceCurrency = counterAsset;
   let priceBasis = `${counterAsset} per unit`;
-  if (!(await isoCurrency(counterAsset))) {
+  if (!(await isoCurrency(counterAsset, c))) {
     const rate = trade.kind === 'basket_buy' && trade.givenUsdRate ? trade.givenUsdRate : await usdRateAt(counterAsset, trade.executedAt, c);
     price = price.times(rate);
     priceCurrency = 'USD';

@@ -14,7 +14,8 @@
  * first three letters of every word is therefore not found (docs/regtech.md).
  */
 import { jaroWinkler } from '@skyra/jaro-winkler';
-import { getPool } from '../../db/pool';
+import pg from 'pg';
+import { getPool, type Queryable } from '../../db/pool';
 import { loadConfig } from '../../platform/config';
 import { DomainError } from '../../platform/errors';
 import { OFAC_LIST_ID } from './load';
@@ -64,15 +65,16 @@ interface ListIndex {
   entries: Map<number, { name: string; sdnType: string; programs: string[] }>;
 }
 
-let cached: Promise<ListIndex> | undefined;
-let cachedVersion: string | undefined;
+/** The index of one list version, built or being built, and whether it is read through the pool. */
+let cached: { version: string; index: Promise<ListIndex>; onPool: boolean; built: boolean } | undefined;
 
-async function buildIndex(version: string): Promise<ListIndex> {
-  const pool = getPool();
-  const [{ rows: names }, { rows: entries }] = await Promise.all([
-    pool.query<{ ent_num: number; name: string }>('SELECT ent_num, name FROM sanctions_names WHERE list_id = $1', [OFAC_LIST_ID]),
-    pool.query<{ ent_num: number; name: string; sdn_type: string; programs: string[] }>('SELECT ent_num, name, sdn_type, programs FROM sanctions_entries WHERE list_id = $1', [OFAC_LIST_ID]),
-  ]);
+// The client may be a caller's transaction: one query at a time on it.
+async function buildIndex(version: string, client: Queryable): Promise<ListIndex> {
+  const { rows: names } = await client.query<{ ent_num: number; name: string }>('SELECT ent_num, name FROM sanctions_names WHERE list_id = $1', [OFAC_LIST_ID]);
+  const { rows: entries } = await client.query<{ ent_num: number; name: string; sdn_type: string; programs: string[] }>(
+    'SELECT ent_num, name, sdn_type, programs FROM sanctions_entries WHERE list_id = $1',
+    [OFAC_LIST_ID],
+  );
   const indexed: IndexedName[] = [];
   const byPrefix = new Map<string, number[]>();
   for (const r of names) {
@@ -89,18 +91,29 @@ async function buildIndex(version: string): Promise<ListIndex> {
 }
 
 /** The in-memory index of the loaded list, rebuilt when the loaded version changes. */
-async function listIndex(): Promise<ListIndex> {
-  const { rows } = await getPool().query<{ version: string }>('SELECT version FROM sanctions_lists WHERE id = $1', [OFAC_LIST_ID]);
+async function listIndex(client: Queryable): Promise<ListIndex> {
+  const { rows } = await client.query<{ version: string }>('SELECT version FROM sanctions_lists WHERE id = $1', [OFAC_LIST_ID]);
   const version = rows[0]?.version;
   if (!version) throw new DomainError('SANCTIONS_LIST_UNAVAILABLE', 'No sanctions list is loaded; nothing can be screened');
-  if (!cached || cachedVersion !== version) {
-    cachedVersion = version;
-    cached = buildIndex(version);
-    cached.catch(() => {
-      cached = undefined;
-    });
+  const onPool = client instanceof pg.Pool;
+  const c = cached;
+  if (c?.version === version) {
+    // A caller holding a connection (its transaction's client) must not wait for a build queued
+    // for a pooled connection: with the pool exhausted that waits on itself. It builds its own.
+    if (c.built || onPool || !c.onPool) return c.index;
+    return buildIndex(version, client);
   }
-  return cached;
+  const entry = { version, index: buildIndex(version, client), onPool, built: false };
+  cached = entry;
+  entry.index.then(
+    () => {
+      entry.built = true;
+    },
+    () => {
+      if (cached === entry) cached = undefined;
+    },
+  );
+  return entry.index;
 }
 
 /** Best score of a query against one listed name: as written, and with both sides' words sorted. */
@@ -137,9 +150,12 @@ function screenOne(index: ListIndex, name: string, threshold: number): Screening
   return { name, hit: matches.length > 0, score: Math.round(top * 10_000) / 10_000, threshold, matches, listVersion: index.version };
 }
 
-/** Screens each name against the loaded list (SANCTIONS_LIST_UNAVAILABLE when none is loaded). */
-export async function screenNames(names: string[], opts: { threshold?: number } = {}): Promise<ScreeningResult[]> {
-  const index = await listIndex();
+/**
+ * Screens each name against the loaded list (SANCTIONS_LIST_UNAVAILABLE when none is loaded).
+ * A caller inside a transaction passes its client: the list is read through it.
+ */
+export async function screenNames(names: string[], opts: { threshold?: number } = {}, client: Queryable = getPool()): Promise<ScreeningResult[]> {
+  const index = await listIndex(client);
   const threshold = opts.threshold ?? Number(loadConfig().sanctionsMatchThreshold);
   return names.map((n) => screenOne(index, n, threshold));
 }
