@@ -31,6 +31,8 @@ async function call(method: string, path: string, body?: unknown, token?: string
       signal: AbortSignal.timeout(REQUEST_DEADLINE_MS),
     });
     const json = await r.json().catch(() => null);
+    // Rate limited (RATE_LIMIT_PER_MINUTE is per credential): wait as told, as a real client would.
+    if (r.status === 429) await new Promise((w) => setTimeout(w, Math.min(Number(r.headers.get('retry-after') ?? 1), 10) * 1000));
     const key = `${method} ${path.replace(/[a-z]+_[0-9a-f]{32}|[0-9a-f-]{36}/g, ':id')} ${r.status}`;
     statuses.set(key, (statuses.get(key) ?? 0) + 1);
     return { status: r.status, json };
