@@ -175,10 +175,11 @@ export async function authenticateApiKey(value: string, ip: string): Promise<Key
   if (!ipAllowed(ip, entry.allowlist)) return { ok: false, reason: 'ip_not_allowed' };
   // A range not seen before for the key is recorded (and alerted after the first): one query per new range and process.
   await noteApiKeyAddress({ id: entry.id, userId: entry.principal!.userId, environment: entry.principal!.environment }, ip);
-  // last_used_at is informational: write it at most once a minute per key.
+  // last_used_at: written at most once a minute per key, and awaited, so the request it stamps
+  // already reads it (a partner's first sandbox call ticks `sandbox_tested` in its own answer).
   if ((lastUsedWritten.get(entry.id) ?? 0) < now - 60_000) {
     lastUsedWritten.set(entry.id, now);
-    getPrisma()
+    await getPrisma()
       .apiKey.update({ where: { id: entry.id }, data: { lastUsedAt: new Date(now) } })
       .catch(() => undefined);
   }
