@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReturnFile, parseNachaFile } from '../../domain/ach/nacha';
@@ -34,10 +35,16 @@ async function pay(body: Record<string, unknown>) {
 const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${id}`, headers: t.headers })).json().data;
 const row = async (id: string) => (await getPool().query('SELECT * FROM rail_payments WHERE id = $1', [id])).rows[0];
 
-/** What a schedule does at its time: start achFileWorkflow for its window (the test server has no schedules). */
+/**
+ * What a schedule does at its time: start achFileWorkflow for its window (the test server has no
+ * schedules). Through a plain client: env.client unlocks time skipping while it waits for a result,
+ * and the server could then jump to the payments' own timers (days on, past a weekend) before the
+ * file's workflow read its clock. The clock stays where the test put it.
+ */
 let runs = 0;
 function runScheduledFile(window: string) {
-  return env.client.workflow.execute('achFileWorkflow', { taskQueue: h.taskQueue, workflowId: `${window}-run-${++runs}`, args: [{ window }] }) as Promise<Array<{ environment: string; file_id: string | null }>>;
+  const client = new Client({ connection: env.connection });
+  return client.workflow.execute('achFileWorkflow', { taskQueue: h.taskQueue, workflowId: `${window}-run-${++runs}`, args: [{ window }] }) as Promise<Array<{ environment: string; file_id: string | null }>>;
 }
 const fileRow = async (id: string) => (await getPool().query('SELECT * FROM ach_files WHERE id = $1', [id])).rows[0];
 
