@@ -9,6 +9,7 @@ import { registerAuth, registerAuthEnforcement } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { purgeExpiredIdempotencyKeys, registerIdempotency } from './plugins/idempotency';
 import { registerOpenApi } from './plugins/openapi';
+import { cachedSerializerFactory } from './plugins/serializers';
 import { registerMaintenanceGate } from './plugins/maintenance';
 import { registerRateLimit } from './plugins/rate-limit';
 import { registerValidation, ROUTER_MAX_PARAM_LENGTH } from './plugins/validation';
@@ -65,6 +66,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory() } },
     // Over-long ids reach the hooks and are refused there with the envelope (api/plugins/validation.ts).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: ROUTER_MAX_PARAM_LENGTH },
   });
