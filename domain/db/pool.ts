@@ -186,12 +186,24 @@ export function getPool(): pg.Pool {
   return pool;
 }
 
+const poolClosedHooks = new Set<() => void>();
+
+/**
+ * For caches of what the process's database holds (maintenance windows, paid endpoints, partners):
+ * dropped with the pool, since the next pool may be another database (a test file's own, a
+ * reconfigured process). Entries keyed by the pool itself need no hook (the asset catalog).
+ */
+export function onPoolClosed(forget: () => void): void {
+  poolClosedHooks.add(forget);
+}
+
 export async function closePool(): Promise<void> {
   if (pool) {
     const p = pool;
     pool = undefined;
     await p.end();
   }
+  for (const forget of poolClosedHooks) forget();
 }
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;

@@ -8,7 +8,7 @@
  */
 import { createHash, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { getPool, type Queryable } from '../db/pool';
+import { getPool, type Queryable, onPoolClosed } from '../db/pool';
 import { loadConfig } from '../platform/config';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
@@ -91,6 +91,7 @@ async function issuingEnvironment(cert: TppCertificate, c: Queryable): Promise<E
 // --- registry
 
 const cache = new Map<string, { at: number; tpp: Tpp | null }>();
+onPoolClosed(() => cache.clear());
 /** How long a lookup is reused: a block or a new registration reaches other instances within this. */
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;

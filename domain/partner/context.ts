@@ -5,7 +5,7 @@
  * so kept in memory for a few seconds (a change in this process clears it at once).
  */
 import type { Principal } from '../auth/principal';
-import { getPool } from '../db/pool';
+import { getPool, onPoolClosed } from '../db/pool';
 import { DomainError } from '../platform/errors';
 import { FEATURES, MODULE_OF_FEATURE, moduleOfTags, type Module } from './modules';
 import { getPartner, hashPartnerKey, type Partner } from './partners';
@@ -13,6 +13,10 @@ import { getPartner, hashPartnerKey, type Partner } from './partners';
 const TTL_MS = 5_000;
 const partners = new Map<string, { at: number; partner: Partner | null }>();
 const tenantDisabled = new Map<string, { at: number; disabled: Set<Module>; partnerId: string | null }>();
+onPoolClosed(() => {
+  partners.clear();
+  tenantDisabled.clear();
+});
 
 export function forgetPartnerContext(): void {
   partners.clear();

@@ -7,7 +7,7 @@
  * reads activeMaintenance from a short in-process cache). Cancelling a window that has started
  * ends it at once (its end event is written then).
  */
-import { getPool, withTransaction, type Queryable } from '../db/pool';
+import { getPool, withTransaction, type Queryable, onPoolClosed } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
 import { getTemporalClient } from '../temporal/client';
 import { loadConfig } from './config';
@@ -66,6 +66,7 @@ const toWindow = (r: Row): MaintenanceWindow => ({
 
 const CACHE_MS = 2000;
 const cache = new Map<Environment, { at: number; window: MaintenanceWindow | null }>();
+onPoolClosed(() => cache.clear());
 
 /** The window on now in the environment, or null; cached CACHE_MS per process. */
 export async function activeMaintenance(environment: Environment, now = Date.now()): Promise<MaintenanceWindow | null> {

@@ -6,7 +6,7 @@
  * The route table is read on every request, so it is cached per process and reloaded every few
  * seconds (and at once on this instance after a change), as API keys are.
  */
-import { getPool, type Queryable } from '../db/pool';
+import { getPool, type Queryable, onPoolClosed } from '../db/pool';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -109,6 +109,7 @@ export async function deactivateEndpoint(environment: Environment, id: string, c
 
 const CACHE_MS = 5_000;
 const cache = new Map<Environment, { at: number; byPath: Map<string, MonetizedEndpoint> }>();
+onPoolClosed(() => cache.clear());
 
 /** The active registration of a route pattern in an environment, if any (cached). */
 export async function monetizedEndpoint(environment: Environment, pattern: string): Promise<MonetizedEndpoint | null> {
