@@ -1,6 +1,7 @@
 // Replays workflow histories (JSON as written by `temporal workflow show --output json`, the UI's
 // download, or RECORD_HISTORIES=1 test runs) against the current workflow code: exits non-zero on
-// any non-determinism. A directory argument stands for every .json file in it.
+// any non-determinism (or against WORKFLOW_BUNDLE_PATH's bundle when set). A directory argument
+// stands for every .json file in it.
 // Usage: npm run replay -- <history.json|dir> [...]; npm run replay:all (tests/replay/histories)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,8 +16,12 @@ if (files.length === 0) {
   console.error('usage: replay-history <history.json|dir> [...]');
   process.exit(2);
 }
-// Bundled once: one replay worker goes through every history in turn.
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+// Bundled once: one replay worker goes through every history in turn. With WORKFLOW_BUNDLE_PATH
+// (npm run worker:bundle), the bundle the workers run is what the histories are replayed against.
+const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+const code = bundlePath
+  ? readFileSync(bundlePath, 'utf8')
+  : (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') })).code;
 const histories = files.map((file) => {
   const history = JSON.parse(readFileSync(file, 'utf8')) as { workflowId?: string };
   // Fixtures recorded by the tests carry their workflow id; histories do not otherwise.

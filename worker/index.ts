@@ -51,7 +51,12 @@ export async function createWorker(opts: StartWorkerOptions = {}): Promise<Worke
     namespace: opts.namespace ?? cfg.temporalNamespace,
     taskQueue: opts.taskQueue ?? cfg.taskQueue,
     activities: createActivities(services),
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : cfg.workflowBundlePath
+        ? { workflowBundle: { codePath: path.resolve(cfg.workflowBundlePath) } }
+        : { workflowsPath: WORKFLOWS_PATH }),
+    stickyQueueScheduleToStartTimeout: cfg.workerStickyTimeoutMs,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
   });
 }

@@ -99,6 +99,12 @@ export function loadConfig() {
     temporalAddress: process.env.TEMPORAL_ADDRESS ?? '',
     temporalNamespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'banking',
+    // A workflow bundle built ahead (Temporal's bundleWorkflowCode), so a worker starts without
+    // bundling workflows/ itself: faster restarts, and the code every worker runs is one file.
+    workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH ?? '',
+    // How long a workflow's next task waits for the worker that ran it last (its sticky queue)
+    // before any worker may take it: the pause after a worker dies mid-workflow (SDK default 10 s).
+    workerStickyTimeoutMs: int('WORKER_STICKY_TIMEOUT_MS', 10_000),
     redisUrl: process.env.REDIS_URL ?? '',
     jwtSecret: process.env.JWT_SECRET ?? '',
     accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 900),
