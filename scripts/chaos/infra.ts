@@ -3,7 +3,7 @@
 // platform's API and worker as child processes that can be SIGKILLed and started again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +22,9 @@ let ADMIN_URL = '';
 export const CHAOS_DIR = path.join(REPO_ROOT, '.data', 'chaos');
 
 const t0 = Date.now();
+/** The bundler's progress lines are noise in the run's log; its warnings and errors are kept. */
+const quietBundleLogger = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
+
 /** A log line with the wall-clock time and the seconds since the run started. */
 export function log(msg: string): void {
   const s = ((Date.now() - t0) / 1000).toFixed(1).padStart(6);
@@ -194,6 +197,12 @@ export async function startInfra(): Promise<Infra> {
     const logDir = path.join(CHAOS_DIR, 'logs');
     rmSync(logDir, { recursive: true, force: true });
     mkdirSync(logDir, { recursive: true });
+    // Bundled once, as `npm run worker:bundle` does: a restarted worker runs the same code without
+    // bundling it again (seconds of CPU per restart, on the cores the load needs).
+    const workflowBundle = path.join(logDir, 'workflow-bundle.js');
+    const { bundleWorkflowCode } = await import('@temporalio/worker');
+    const { WORKFLOWS_PATH } = await import('../../worker');
+    writeFileSync(workflowBundle, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundleLogger })).code);
     const apiPort = await freePort();
     const taskQueue = `chaos-${id}`;
     const stream = `CHAOS_${id}`;
@@ -209,6 +218,7 @@ export async function startInfra(): Promise<Infra> {
       EVENTS_STREAM_STORAGE: 'file',
       // Redeliveries after a kill come after 5 s rather than 30 s.
       EVENTS_ACK_WAIT_SECONDS: '5',
+      WORKFLOW_BUNDLE_PATH: workflowBundle,
       PORT: String(apiPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

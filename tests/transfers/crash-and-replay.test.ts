@@ -1,6 +1,6 @@
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { getTemporalClient } from '../../domain/temporal/client';
-import { WORKFLOWS_PATH } from '../../worker';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
@@ -29,14 +28,35 @@ afterAll(async () => {
   await t.close();
 });
 
-/** `npm run worker` as a separate process, so the test can kill it like a crash would. */
+/** The run's workflow bundle (built once by the global setup) as a file, as `npm run worker:bundle` writes one. */
+function runBundleFile(): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'workflow-bundle-')), 'workflows.js');
+  writeFileSync(file, inject('workflowBundleCode'));
+  return file;
+}
+
+/**
+ * `npm run worker` as a separate process, so the test can kill it like a crash would. It runs the
+ * run's workflow bundle (WORKFLOW_BUNDLE_PATH, as `npm run worker:bundle` makes one) rather than
+ * bundling workflows/ again, and gives a dead worker's sticky queue up after 1 s instead of 10 s
+ * (WORKER_STICKY_TIMEOUT_MS): the replacement worker takes the workflow's next task sooner.
+ */
 function spawnWorkerProcess(taskQueue: string): Promise<ChildProcess> {
+  const bundle = runBundleFile();
   // node itself runs the worker (tsx as a loader), so SIGKILL kills the worker and not a wrapper.
   const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: REPO_ROOT,
     // The run's dev server is shared: the ACH schedules belong to tests/rails/ach-schedule.test.ts.
     // The run's shared Temporal server: the schedules are other tests' to create.
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, ACH_SCHEDULES_MANAGED: 'false', BASKET_SCHEDULES_MANAGED: 'false', MIFID_SCHEDULE_MANAGED: 'false' },
+    env: {
+      ...process.env,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ACH_SCHEDULES_MANAGED: 'false',
+      BASKET_SCHEDULES_MANAGED: 'false',
+      MIFID_SCHEDULE_MANAGED: 'false',
+      WORKFLOW_BUNDLE_PATH: bundle,
+      WORKER_STICKY_TIMEOUT_MS: '1000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -106,7 +126,8 @@ describe('replay', () => {
     const client = await getTemporalClient();
     for (const id of ids) {
       const history = await client.workflow.getHandle(`transfer-${id}`).fetchHistory();
-      await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, replayName: id }, history);
+      // The run's bundle of workflows/ (bundling it again per replay costs seconds of CPU each).
+      await Worker.runReplayHistory({ workflowBundle: { code: inject('workflowBundleCode') }, replayName: id }, history);
       if (id === ids[1] && !existsSync(fixture)) {
         mkdirSync(path.dirname(fixture), { recursive: true });
         // The CLI writes the canonical proto JSON that `temporal workflow show` and the UI use.
@@ -125,8 +146,10 @@ describe('replay', () => {
     const tampered = path.join(tmpdir(), `tampered-${Date.now()}.json`);
     writeFileSync(tampered, JSON.stringify(history));
     // In a plain Node process (npm run replay), as an operator would run it.
+    // Against the bundle the run's workers run (WORKFLOW_BUNDLE_PATH), as an operator replays against theirs.
     const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/replay-history.ts', fixture, tampered], {
       cwd: REPO_ROOT,
+      env: { ...process.env, WORKFLOW_BUNDLE_PATH: runBundleFile() },
       encoding: 'utf8',
     });
     expect(r.stdout).toContain(`ok   ${fixture}`);

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm test`: the type check and the whole vitest suite, side by side (tsc is one thread and the
+// suite's first seconds are spent starting servers), then the time against the suite's budget, so
+// a slow-down shows in every run's log. Arguments go to vitest (`npm test -- tests/ledger`).
+// TEST_BUDGET_SECONDS overrides the budget (360 s: docs/testing.md, "Budget").
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const budget = Number(process.env.TEST_BUDGET_SECONDS ?? 360);
+const started = Date.now();
+const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
+
+function run(cmd, args, { buffer }) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: buffer ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let output = '';
+    if (buffer) {
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+    }
+    const forward = (sig) => child.kill(sig);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('close', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve({ code: code ?? (signal ? 1 : 0), output, seconds: seconds() });
+    });
+  });
+}
+
+// The type check's output is held back until it ends, so it does not interleave with the tests'.
+const typecheck = run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], { buffer: true }).then((r) => {
+  console.log(r.code === 0 ? `[test] type check passed (${r.seconds} s)` : `[test] type check FAILED (${r.seconds} s):\n${r.output}`);
+  return r;
+});
+const tests = await run(bin('vitest'), ['run', ...process.argv.slice(2)], { buffer: false });
+const tsc = await typecheck;
+
+const wall = Number(seconds());
+const within = wall <= budget;
+console.log(
+  `[test] ${tests.code === 0 && tsc.code === 0 ? 'passed' : 'FAILED'} in ${wall} s ` +
+    `(budget ${budget} s on two cores: ${within ? 'within' : `OVER by ${wall - budget} s`}; type check ${tsc.code === 0 ? 'ok' : 'failed'}, vitest ${tests.code === 0 ? 'ok' : 'failed'})`,
+);
+process.exit(tests.code !== 0 ? tests.code : tsc.code);
