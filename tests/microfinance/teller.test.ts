@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { exchangeQuote } from '../../domain/microfinance/teller';
@@ -211,7 +212,7 @@ describe('cashier sessions and counter transactions', () => {
     expect(await ledgerBalance(`mf:till:${session}`, 'USD')).toBe('1000.00');
   });
 
-  it('exchange rounding (hand-computed): half-even to the currency precision', () => {
+  it('exchange rounding (hand-computed): what the desk pays out rounds down, never above the rate', () => {
     // USD 1, JPY 0.0067: mid 1/0.0067 = 149.253731343283582... -> 149.253731343284 (12 dp);
     // less 1 %: 147.761194029851 (12 dp); 100.00 USD x that = 14776.1194029851 -> 14776 JPY.
     expect(exchangeQuote({ amount: '100.00', fromUsdPrice: '1', toUsdPrice: '0.0067', spread: '0.01', toPrecision: 0 })).toEqual({
@@ -219,11 +220,19 @@ describe('cashier sessions and counter transactions', () => {
       appliedRate: '147.761194029851',
       toAmount: '14776',
     });
-    // 150 JPY x 0.0067 = 1.005 -> 1.00 (half-even; half-up would pay 1.01); 450 JPY = 3.015 -> 3.02.
+    // 150 JPY x 0.0067 = 1.005 -> 1.00; 450 JPY = 3.015 -> 3.01 (half-even paid 3.02: more than the rate).
     expect(exchangeQuote({ amount: '150', fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0', toPrecision: 2 }).toAmount).toBe('1.00');
-    expect(exchangeQuote({ amount: '450', fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0', toPrecision: 2 }).toAmount).toBe('3.02');
-    // 10.00 USD: 1477.61194029851 -> 1478 JPY.
-    expect(exchangeQuote({ amount: '10.00', fromUsdPrice: '1', toUsdPrice: '0.0067', spread: '0.01', toPrecision: 0 }).toAmount).toBe('1478');
+    expect(exchangeQuote({ amount: '450', fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0', toPrecision: 2 }).toAmount).toBe('3.01');
+    // 10.00 USD: 1477.61194029851 -> 1477 JPY (half-even paid 1478).
+    expect(exchangeQuote({ amount: '10.00', fromUsdPrice: '1', toUsdPrice: '0.0067', spread: '0.01', toPrecision: 0 }).toAmount).toBe('1477');
+    // 1 JPY at a 1 % spread is worth 0.006633 USD: nothing to pay (half-even paid 0.01, 1.5 x the mid
+    // value; ten such exchanges drained 0.033 USD from the desk). The counter refuses a zero payout.
+    expect(exchangeQuote({ amount: '1', fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0.01', toPrecision: 2 }).toAmount).toBe('0.00');
+    // Whatever the amount, the payout is never worth more than the amount at the applied rate.
+    for (const amount of ['1', '2', '3', '7', '149', '151', '299', '1001']) {
+      const q = exchangeQuote({ amount, fromUsdPrice: '0.0067', toUsdPrice: '1', spread: '0.01', toPrecision: 2 });
+      expect(new Decimal(q.toAmount).lte(new Decimal(amount).times(q.appliedRate)), amount).toBe(true);
+    }
   });
 
   it('currency exchange: both legs through the FX position, each currency balanced, rate stored', async () => {
@@ -235,7 +244,7 @@ describe('cashier sessions and counter transactions', () => {
     expect(await ledgerBalance(`mf:till:${session}`, 'JPY')).toBe('85224');
     expect(await ledgerBalance('mf:fx_position', 'USD')).toBe('-100.00');
     expect(await ledgerBalance('mf:fx_position', 'JPY')).toBe('14776');
-    // Office 2 takes no spread: 150 JPY -> 1.00 USD (half-even). Its till has no JPY: the yen come in.
+    // Office 2 takes no spread: 150 JPY -> 1.00 USD (1.005 rounded down). Its till has no JPY: the yen come in.
     const h = await txn(teller2.headers, { session_id: session2, type: 'currency_exchange', amount: '150', currency: 'JPY', to_currency: 'USD' });
     expect(h.statusCode).toBe(201);
     expect(h.json().data.to_amount).toBe('1.00');
@@ -247,6 +256,14 @@ describe('cashier sessions and counter transactions', () => {
     expect(errorCode(big)).toBe('TILL_INSUFFICIENT_CASH');
     const list = await ok(supervisor.headers, 'GET', `${MF}/teller/transactions?session_id=${session}`);
     expect(list[0].type).toBe('currency_exchange');
+  });
+
+  it('an exchange worth less than the smallest unit is refused, and nothing moves', async () => {
+    const before = await ledgerBalance(`mf:till:${session}`, 'JPY');
+    const r = await txn(teller.headers, { session_id: session, type: 'currency_exchange', amount: '1', currency: 'JPY', to_currency: 'USD' });
+    expect(r.statusCode, r.body).toBe(422);
+    expect(errorCode(r)).toBe('AMOUNT_TOO_SMALL');
+    expect(await ledgerBalance(`mf:till:${session}`, 'JPY')).toBe(before);
   });
 
   it('close short -> variance pending -> the teller cannot approve, the supervisor does -> posted', async () => {

@@ -4,8 +4,10 @@
  * `to` is price(from) / price(to). The office's spread is taken off the mid rate, against the
  * customer: applied = mid x (1 - spread). Both rates are kept at RATE_DECIMALS decimals (half-even)
  * and stored on the transaction, so the stored applied rate reproduces the amount paid out:
- * to_amount = amount x applied, rounded half-even to the `to` asset's precision (JPY 0 decimals:
- * 14,776.1194 JPY is paid as 14,776; USD 2: 1.005 is paid as 1.00 and 3.015 as 3.02).
+ * to_amount = amount x applied, rounded DOWN to the `to` asset's precision: the cash the desk pays
+ * is never worth more than the amount at the applied rate (JPY 0 decimals: 1,477.61 JPY is paid as
+ * 1,477; USD 2: 3.015 as 3.01, and 1 JPY at a 1 % spread, 0.0066 USD, as nothing, which the counter
+ * refuses). Rounding half-even paid up to half a unit more, 50 % over the rate on small exchanges.
  */
 import Decimal from 'decimal.js';
 import { DecimalMoney } from '../../money/amount';
@@ -21,6 +23,6 @@ export interface ExchangeQuote {
 export function exchangeQuote(input: { amount: string; fromUsdPrice: string; toUsdPrice: string; spread: string; toPrecision: number }): ExchangeQuote {
   const mid = new DecimalMoney(input.fromUsdPrice).dividedBy(input.toUsdPrice).toDecimalPlaces(RATE_DECIMALS, Decimal.ROUND_HALF_EVEN);
   const applied = mid.times(new DecimalMoney(1).minus(input.spread)).toDecimalPlaces(RATE_DECIMALS, Decimal.ROUND_HALF_EVEN);
-  const toAmount = new DecimalMoney(input.amount).times(applied).toDecimalPlaces(input.toPrecision, Decimal.ROUND_HALF_EVEN);
+  const toAmount = new DecimalMoney(input.amount).times(applied).toDecimalPlaces(input.toPrecision, Decimal.ROUND_DOWN);
   return { midRate: mid.toFixed(), appliedRate: applied.toFixed(), toAmount: toAmount.toFixed(input.toPrecision) };
 }
