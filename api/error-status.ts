@@ -35,6 +35,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SPENDING_LIMIT_EXCEEDED: 402,
   // 403: the caller may not do this.
   ADMIN_REQUIRED: 403,
+  // An agent key spends within its budget; changing budgets and keys is its owner's (domain/auth/agents.ts).
+  AGENT_NOT_PERMITTED: 403,
   ENVIRONMENT_NOT_PERMITTED: 403,
   FORCE_REQUIRES_OPERATOR: 403,
   INSUFFICIENT_PERMISSIONS: 403,

@@ -8,6 +8,7 @@ import { newId, randomToken } from '../platform/ids';
 import type { Environment } from '../platform/environment';
 import type { Permission, Principal } from './principal';
 import { noteApiKeyAddress } from './security-alerts';
+import { assertNotAgent } from './agents';
 
 export type KeyFormat = 'fak' | 'sk';
 
@@ -200,15 +201,17 @@ export interface KeyScope {
   kind: Principal['kind'];
   /** The calling key's id (null for a login session): its IP allow-list and expiry bound what it grants. */
   keyId: string | null;
+  /** The calling key is an agent's: it creates and rotates no keys (domain/auth/agents.ts). */
+  agent: boolean;
 }
 
 export function keyScopeOf(p: Principal): KeyScope {
   // A third-party app's OAuth token must not mint API keys that outlive its grant (docs/oauth.md).
   if (p.kind === 'oauth') throw new DomainError('OAUTH_TOKEN_NOT_ALLOWED', 'Manage API keys with an API key or a login session, not an OAuth token');
   if (p.kind === 'session') {
-    return { userId: p.userId, environments: ['sandbox', 'production'], permissions: ['read', 'write', 'delete'], kind: p.kind, keyId: null };
+    return { userId: p.userId, environments: ['sandbox', 'production'], permissions: ['read', 'write', 'delete'], kind: p.kind, keyId: null, agent: false };
   }
-  return { userId: p.userId, environments: [p.environment], permissions: p.permissions, kind: p.kind, keyId: p.credentialId };
+  return { userId: p.userId, environments: [p.environment], permissions: p.permissions, kind: p.kind, keyId: p.credentialId, agent: p.agent === true };
 }
 
 /** Whether CIDR `inner` lies wholly inside CIDR `outer` (same family, longer or equal prefix, network inside). */
@@ -303,6 +306,7 @@ export interface IssueKeyInput {
 
 /** Creates a key for the caller: within its scope, with valid settings, under the per-user cap. */
 export async function issueApiKey(scope: KeyScope, defaultEnvironment: Environment, input: IssueKeyInput) {
+  assertNotAgent(scope, 'create API keys');
   const environment = input.environment ?? defaultEnvironment;
   const permissions = input.permissions ?? ['read', 'write'];
   assertGrantable(scope, environment, permissions);
@@ -350,6 +354,7 @@ export async function rotateApiKey(
   id: string,
   graceSeconds: number,
 ): Promise<{ record: ApiKeyRecord; value: string; previous: ApiKeyRecord } | null> {
+  assertNotAgent(scope, 'rotate API keys');
   const result = await withTransaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `SELECT id FROM api_keys WHERE id = $1 AND user_id = $2 AND environment = ANY($3) AND revoked_at IS NULL FOR UPDATE`,

@@ -12,6 +12,7 @@ import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { atomicToUsdc, usdcToAtomic } from './amounts';
+import { assertNotAgent } from '../auth/agents';
 
 /** The start of the current UTC day, in SQL: daily budgets reset at 00:00 UTC. */
 const TODAY = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
@@ -155,13 +156,14 @@ async function owns(c: Queryable, userId: string, environment: Environment, type
  * user's subject is 404. A value is USDC with at most 6 decimals; per-request above daily is refused.
  */
 export async function setLimit(
-  userId: string,
-  environment: Environment,
+  by: { userId: string; environment: Environment; agent?: boolean },
   type: LimitSubject,
   rawSubject: string,
   values: { perRequestMax: string | null; dailyMax: string | null },
   c: Queryable = getPool(),
 ): Promise<LimitView> {
+  const { userId, environment } = by;
+  assertNotAgent(by, 'change spending limits');
   const subject = type === 'payer' ? rawSubject.toLowerCase() : rawSubject;
   const label = await owns(c, userId, environment, type, subject);
   if (label === null) throw new DomainError(type === 'payer' ? 'WALLET_NOT_FOUND' : 'API_KEY_NOT_FOUND', `No ${type === 'payer' ? 'wallet' : 'agent key'} ${rawSubject} of yours in ${environment}`);

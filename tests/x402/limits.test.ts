@@ -85,6 +85,40 @@ describe('spending limits', () => {
     expect(listed).toEqual([expect.objectContaining({ api_key_id: keyId, spent_today: '0.010000' })]);
   });
 
+  it('an agent key cannot lift or escape its budget: no limit changes, no new or rotated keys; the owner still can', async () => {
+    // Every permission, so what refuses is the agent rule and not a missing scope.
+    const created = await call('POST', '/api/v2/api-keys', t.headers, { name: 'greedy agent', agent: true, permissions: ['read', 'write', 'delete'] });
+    expect(created.statusCode, created.body).toBe(201);
+    const agent = { authorization: `Bearer ${created.json().data.key}` };
+    const keyId = created.json().data.id;
+    const payer = testPayer();
+    await registerPayer(t, t.headers, payer);
+    // Its own budget, another agent's, a wallet's, or back to the default: all the owner's to decide.
+    for (const [method, url] of [
+      ['PUT', `/x402/spending-limits/agents/${keyId}`],
+      ['DELETE', `/x402/spending-limits/agents/${keyId}`],
+      ['PUT', `/x402/spending-limits/payers/${payer.address}`],
+    ] as const) {
+      const r = await call(method, url, agent, method === 'PUT' ? { per_request_max: '1000', daily_max: '100000' } : undefined);
+      expect(r.statusCode, `${method} ${url}: ${r.body}`).toBe(403);
+      expect(r.json().errors[0].code).toBe('AGENT_NOT_PERMITTED');
+    }
+    // A key of its own: neither an unflagged one (which would pay without any agent budget), nor an
+    // agent one (a fresh budget), nor a rotation (a new key id starts a new day's budget).
+    for (const body of [{ name: 'escape' }, { name: 'escape', agent: false }, { name: 'twin', agent: true }]) {
+      const r = await call('POST', '/api/v2/api-keys', agent, body);
+      expect(r.statusCode, r.body).toBe(403);
+      expect(r.json().errors[0].code).toBe('AGENT_NOT_PERMITTED');
+    }
+    const rotated = await call('POST', `/api/v2/api-keys/${keyId}/rotate`, agent, {});
+    expect(rotated.statusCode, rotated.body).toBe(403);
+    expect(rotated.json().errors[0].code).toBe('AGENT_NOT_PERMITTED');
+    const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM x402_spending_limits WHERE subject = $1`, [keyId]);
+    expect(rows[0].n).toBe(0);
+    // The owner sets the agent's budget.
+    expect((await call('PUT', `/x402/spending-limits/agents/${keyId}`, t.headers, { per_request_max: '0.5', daily_max: '2' })).statusCode).toBe(200);
+  });
+
   it("limits and wallets are their owner's: others get 404, proof of control is required, bad values are 422", async () => {
     const payer = testPayer();
     await registerPayer(t, t.headers, payer);

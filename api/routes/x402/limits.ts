@@ -7,7 +7,12 @@ import { defaultLimit, listLimits, setLimit, type LimitSubject } from '../../../
 import { listWallets, registerWallet, removeWallet, walletRegistrationMessage } from '../../../domain/x402/wallets';
 import { envelope, errorResponses } from '../../schemas';
 import { caller } from '../caller';
+import { principalOf } from '../../types';
+import type { Principal } from '../../../domain/auth/principal';
 import { limitSchema, presentLimit, presentWallet, walletSchema } from './presenters';
+
+/** Who sets a limit: the caller, and whether its key is an agent's (agents set none). */
+const limitSetter = (request: { principal?: Principal }) => ({ ...caller(request), agent: principalOf(request).agent === true });
 
 const TAGS = ['x402'];
 const usdc = { type: ['string', 'null'], pattern: '^[0-9]{1,20}(\\.[0-9]{1,6})?$', maxLength: 27, description: 'USDC (at most 6 decimals); null = the platform default' };
@@ -66,16 +71,14 @@ export default async function x402LimitRoutes(app: FastifyInstance) {
         },
       },
       async (request) => {
-        const { userId, environment } = caller(request);
-        return { data: presentLimit(await setLimit(userId, environment, s.type, request.params[s.param], { perRequestMax: request.body.per_request_max, dailyMax: request.body.daily_max })) };
+        return { data: presentLimit(await setLimit(limitSetter(request), s.type, request.params[s.param], { perRequestMax: request.body.per_request_max, dailyMax: request.body.daily_max })) };
       },
     );
     app.delete<{ Params: Record<string, string> }>(
       `/x402/spending-limits/${segment}/:${s.param}`,
       { schema: { tags: TAGS, summary: 'Go back to the platform default limit', params, response: { 200: envelope(limitSchema), ...errorResponses } } },
       async (request) => {
-        const { userId, environment } = caller(request);
-        return { data: presentLimit(await setLimit(userId, environment, s.type, request.params[s.param], { perRequestMax: null, dailyMax: null })) };
+        return { data: presentLimit(await setLimit(limitSetter(request), s.type, request.params[s.param], { perRequestMax: null, dailyMax: null })) };
       },
     );
   }
