@@ -16,6 +16,7 @@ import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { checkAreaAccess } from '../partner/context';
 import { DomainError } from '../platform/errors';
 import { quoteSms, sendPaidSms, smsOffers, type SmsQuote } from '../sms/send';
 import { atomicToUsdc } from '../x402/amounts';
@@ -24,6 +25,9 @@ import { paymentRequired, type Resource } from '../x402/http';
 import type { X402Payment } from '../x402/payments';
 import { acceptedTerms, X402_VERSION } from '../x402/requirements';
 import { guarded, refusalOf, refusedResult, toolError, toolResult, type McpToolContext } from './results';
+
+/** The OpenAPI tag of the SMS routes: the payments module (domain/partner/modules.ts). */
+const SMS_AREA = ['SMS'];
 
 /** Where the client puts the payment (request params._meta) and finds the settlement (result._meta). */
 export const PAYMENT_META_KEY = 'x402/payment';
@@ -108,6 +112,8 @@ export function registerSmsTools(server: McpServer, p: Principal, ctx: McpToolCo
         if (!p.permissions.includes('write')) {
           return refusedResult({ code: 'INSUFFICIENT_PERMISSIONS', message: "send_sms needs the 'write' permission, which this API key lacks" });
         }
+        // The area rules of the REST route (api/plugins/auth.ts): a partner's key reaches its modules only.
+        await checkAreaAccess(p, SMS_AREA);
         const req = { to: args.to, from: args.from, message: args.message };
         const quote = await quoteSms(req);
         const offers = smsOffers(p.environment, quote);

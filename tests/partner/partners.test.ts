@@ -117,6 +117,25 @@ describe('partner onboarding and credentials', () => {
     expect(off.json().errors[0].code).toBe('MODULE_NOT_ENABLED');
   });
 
+  it('a partner without the payments module cannot send SMS through the MCP tool; its enabled areas still answer', async () => {
+    const p = await onboard({ modules: ['accounts'] });
+    // Stateless Streamable HTTP: one JSON-RPC request, answered with JSON.
+    const tool = async (name: string, args: Json) => {
+      const r = await call('POST', '/mcp', { ...as(p, 'sandbox', null), accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json().result as { isError?: boolean; structuredContent?: Json };
+    };
+    const send = await tool('send_sms', { to: '+4915123456789', from: 'Acme', message: 'hello' });
+    expect(send.isError).toBe(true);
+    expect(send.structuredContent).toMatchObject({ error: { code: 'MODULE_NOT_ENABLED' } });
+    expect((await tool('get_balances', {})).isError).toBeFalsy();
+  });
+
   it('the CIDR allow-list and the rate override bind every request with the partner\'s keys', async () => {
     const p = await onboard({ ip_whitelist: ['203.0.113.0/24'], rate_limit_override: 6 });
     const from = (ip: string) => call('GET', '/api/v2/accounts', as(p, 'sandbox', null), undefined, ip);
