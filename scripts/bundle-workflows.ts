@@ -3,12 +3,11 @@
 // skip bundling workflows/ at start-up (seconds of CPU each), all running the same code.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { REPO_ROOT } from '../domain/platform/config';
-import { WORKFLOWS_PATH } from '../worker';
+import { bundleWorkflows } from '../worker';
 
 const out = path.resolve(process.argv[2] ?? path.join(REPO_ROOT, '.data', 'workflow-bundle.js'));
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+const code = await bundleWorkflows();
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, code);
 console.log(`workflow bundle: ${out} (${(code.length / 1024).toFixed(0)} KiB); start workers with WORKFLOW_BUNDLE_PATH=${out}`);

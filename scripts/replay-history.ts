@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { loadConfig } from '../domain/platform/config';
 import { WORKFLOWS_PATH } from '../worker';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -18,7 +19,7 @@ if (files.length === 0) {
 }
 // Bundled once: one replay worker goes through every history in turn. With WORKFLOW_BUNDLE_PATH
 // (npm run worker:bundle), the bundle the workers run is what the histories are replayed against.
-const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+const bundlePath = loadConfig().workflowBundlePath;
 const code = bundlePath
   ? readFileSync(bundlePath, 'utf8')
   : (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') })).code;

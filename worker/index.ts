@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { getPool } from '../domain/db/pool';
 import { REPO_ROOT, loadConfig } from '../domain/platform/config';
 import { provideOpenApiDocumentSource, type OpenApiDocument } from '../domain/partner/sdk/spec';
@@ -19,6 +19,15 @@ export interface StartWorkerOptions {
 }
 
 export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
+
+/**
+ * The workflow code bundled once (for WORKFLOW_BUNDLE_PATH, the test run's workers, the chaos run's
+ * restarts), with the bundler's progress lines dropped and its warnings and errors kept.
+ */
+export async function bundleWorkflows(): Promise<string> {
+  const logger = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
+  return (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger })).code;
+}
 
 /** A worker for every workflow in workflows/ and every activity in activities/. */
 /**

@@ -1,7 +1,7 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { compileOncePerSchema } from './schema-memo';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
-type CompileSerializer = ReturnType<SerializerFactory>;
 
 /**
  * Fastify's response serializers (fast-json-stringify), compiled once per distinct schema instead
@@ -13,17 +13,5 @@ type CompileSerializer = ReturnType<SerializerFactory>;
  */
 export function cachedSerializerFactory(): SerializerFactory {
   const compileFor = SerializerSelector();
-  return (externalSchemas, serializerOpts) => {
-    const compile = compileFor(externalSchemas, serializerOpts);
-    const byText = new Map<string, ReturnType<CompileSerializer>>();
-    return (route) => {
-      const key = JSON.stringify(route.schema);
-      let fn = byText.get(key);
-      if (!fn) {
-        fn = compile(route);
-        byText.set(key, fn);
-      }
-      return fn;
-    };
-  };
+  return (externalSchemas, serializerOpts) => compileOncePerSchema(compileFor(externalSchemas, serializerOpts), (route) => JSON.stringify(route.schema));
 }

@@ -2,6 +2,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
+import { compileOncePerSchema } from './schema-memo';
 
 /**
  * Bodies are validated strictly (no type coercion, unknown fields refused) so that e.g. a
@@ -16,19 +17,13 @@ export function registerValidation(app: FastifyInstance): void {
     addFormats(ajv);
     ajv.addKeyword({ keyword: 'example' });
   }
-  // One validator per distinct schema text and strictness: many routes share their parameter and
-  // query schemas, and compiling each again was a fifth of building the app.
-  const compiled = new Map<string, ReturnType<Parameters<FastifyInstance['setValidatorCompiler']>[0]>>();
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const kind = httpPart === 'body' ? 'body' : 'text';
-    const key = `${kind}:${JSON.stringify(schema)}`;
-    let validate = compiled.get(key);
-    if (!validate) {
-      validate = (kind === 'body' ? bodyAjv : textAjv).compile(schema) as ReturnType<Parameters<FastifyInstance['setValidatorCompiler']>[0]>;
-      compiled.set(key, validate);
-    }
-    return validate;
-  });
+  // One validator per distinct schema and strictness (many routes share parameter and query schemas).
+  type Compiler = Parameters<FastifyInstance['setValidatorCompiler']>[0];
+  const compile: Compiler = compileOncePerSchema<Parameters<Compiler>[0], ReturnType<Compiler>>(
+    ({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<Compiler>,
+    ({ schema, httpPart }) => `${httpPart === 'body' ? 'body' : 'text'}:${JSON.stringify(schema)}`,
+  );
+  app.setValidatorCompiler(compile);
   registerTextGuards(app);
 }
 

@@ -22,9 +22,6 @@ let ADMIN_URL = '';
 export const CHAOS_DIR = path.join(REPO_ROOT, '.data', 'chaos');
 
 const t0 = Date.now();
-/** The bundler's progress lines are noise in the run's log; its warnings and errors are kept. */
-const quietBundleLogger = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
-
 /** A log line with the wall-clock time and the seconds since the run started. */
 export function log(msg: string): void {
   const s = ((Date.now() - t0) / 1000).toFixed(1).padStart(6);
@@ -200,9 +197,8 @@ export async function startInfra(): Promise<Infra> {
     // Bundled once, as `npm run worker:bundle` does: a restarted worker runs the same code without
     // bundling it again (seconds of CPU per restart, on the cores the load needs).
     const workflowBundle = path.join(logDir, 'workflow-bundle.js');
-    const { bundleWorkflowCode } = await import('@temporalio/worker');
-    const { WORKFLOWS_PATH } = await import('../../worker');
-    writeFileSync(workflowBundle, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundleLogger })).code);
+    const { bundleWorkflows } = await import('../../worker');
+    writeFileSync(workflowBundle, await bundleWorkflows());
     const apiPort = await freePort();
     const taskQueue = `chaos-${id}`;
     const stream = `CHAOS_${id}`;

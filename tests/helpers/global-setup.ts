@@ -6,8 +6,7 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../../worker';
+import { bundleWorkflows } from '../../worker';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../domain/db/migrate';
 import { closePool } from '../../domain/db/pool';
@@ -145,8 +144,7 @@ async function setupRun(project: TestProject, stops: Array<() => Promise<void>>,
   project.provide('databasePrefix', prefix);
   project.provide('temporalAddress', env.address);
   // Bundled once per run; every test file's worker loads the same code.
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
-  project.provide('workflowBundleCode', bundle.code);
+  project.provide('workflowBundleCode', await bundleWorkflows());
 
   console.log(`[test setup] ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
