@@ -8,10 +8,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chainAdapterFor } from '../../domain/chains/adapter';
 import { ensureChainLedgerAccount } from '../../domain/chains/books';
-import { custodyAddress } from '../../domain/chains/custody';
 import { getChain, homeChain, tokenForAsset } from '../../domain/chains/registry';
 import { attesterFor } from '../../domain/crosschain/attestation';
 import {
+  deliversOutsidePlatform,
   getBridgeQuote,
   lockBridgeTransfer,
   PROTOCOLS,
@@ -114,7 +114,7 @@ export function createCrosschainActivities() {
      */
     async travelRuleGate({ transferId }: BridgeStepInput): Promise<TravelRuleGate> {
       const t = await load(transferId);
-      const external = t.recipientAddress !== custodyAddress(t.accountId, t.destinationChain);
+      const external = deliversOutsidePlatform(t);
       const cfg = loadConfig();
       const req = external ? await travelRuleRequirement(t.amount, t.assetCode, cfg.travelRuleJurisdiction).catch(businessFailure) : null;
       if (!req?.required) return { required: false, passed: true, checkId: null, reason: null };
@@ -294,19 +294,26 @@ export function createCrosschainActivities() {
 
     /**
      * Posts in one transaction: the reservation (source book -> in-transit) and the settlement
-     * (in-transit -> destination book, fee -> fee revenue). The transfer completes.
+     * (in-transit -> the destination-chain book, or settlement when it left the platform; fee -> fee revenue). The transfer completes.
      */
     async postBridgeTransfer({ transferId, workflowId, blockNumber }: BridgeStepInput & { blockNumber: number | null }): Promise<void> {
       await withTransaction(async (c) => {
         const t = await lockBridgeTransfer(c, transferId);
         if (t.status === 'completed') return;
         await postPending(t.reservationEntryId!, { idempotencyKey: workflowIdempotencyKey(workflowId, 'post') }, c).catch(businessFailure);
-        const book = await ensureChainLedgerAccount(c, t.accountId, t.assetCode, t.destinationChain);
+        // Delivered to the customer's own custody address: their destination-chain book holds it.
+        // Delivered anywhere else: it left the platform, so it leaves their books (settlement).
+        const outside = deliversOutsidePlatform(t);
+        const destination = outside
+          ? await systemAccount(t.environment, t.assetCode, 'settlement', t.id, c)
+          : await ensureChainLedgerAccount(c, t.accountId, t.assetCode, t.destinationChain);
         const transit = await bridgeInTransitAccount(t.environment, t.protocol, t.assetCode, c);
         const fees = await systemAccount(t.environment, t.assetCode, 'fee_revenue', t.id, c);
         const lines: LineInput[] = [
           { accountId: transit, direction: 'debit', amount: t.amount },
-          { accountId: book, direction: 'credit', amount: t.receiveAmount, transactionType: 'transfer_in' },
+          outside
+            ? { accountId: destination, direction: 'credit', amount: t.receiveAmount }
+            : { accountId: destination, direction: 'credit', amount: t.receiveAmount, transactionType: 'transfer_in' },
         ];
         if (new DecimalMoney(t.feeAmount).greaterThan(0)) lines.push({ accountId: fees, direction: 'credit', amount: t.feeAmount });
         const entry = await postEntry(
@@ -314,11 +321,11 @@ export function createCrosschainActivities() {
             environment: t.environment,
             idempotencyKey: workflowIdempotencyKey(workflowId, 'settle'),
             type: 'bridge',
-            description: `Bridge ${t.id} delivered ${t.receiveAmount} ${t.destinationToken} on ${t.destinationChain} (fee ${t.feeAmount})`,
+            description: `Bridge ${t.id} delivered ${t.receiveAmount} ${t.destinationToken} on ${t.destinationChain} ${outside ? `to ${t.recipientAddress}, outside the platform` : 'to the account\'s custody address'} (fee ${t.feeAmount})`,
             reference: t.id,
             lines,
             userId: t.userId,
-            metadata: { bridge_tx_id: t.id, workflow_id: workflowId, protocol: t.protocol, destination_tx_hash: t.destinationTxHash },
+            metadata: { bridge_tx_id: t.id, workflow_id: workflowId, protocol: t.protocol, destination_tx_hash: t.destinationTxHash, delivered_outside_platform: outside },
           },
           c,
         ).catch(businessFailure);
@@ -328,7 +335,7 @@ export function createCrosschainActivities() {
           completed_at: 'now',
           ...(blockNumber !== null ? { destination_block: blockNumber } : {}),
         });
-        await recordBridgeEvent(c, u, 'completed', { settlement_entry_id: entry.id, reservation_entry_id: t.reservationEntryId, received: t.receiveAmount, fee: t.feeAmount });
+        await recordBridgeEvent(c, u, 'completed', { settlement_entry_id: entry.id, reservation_entry_id: t.reservationEntryId, received: t.receiveAmount, fee: t.feeAmount, delivered_outside_platform: outside });
       });
     },
 

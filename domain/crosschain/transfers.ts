@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import type { BridgeRoutePrice } from './quotes';
 import { updateAssignments } from '../db/update';
+import { custodyAddress } from '../chains/custody';
 import { getPool, type Queryable } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
 import { DecimalMoney, formatAmount } from '../money/amount';
@@ -142,6 +143,17 @@ export function toTransfer(r: TransferRow): BridgeTransfer {
 const SELECT = 'SELECT t.*, a.precision FROM bridge_transfers t JOIN assets a ON a.code = t.asset_code';
 
 export const bridgeWorkflowId = (id: string) => `bridge-${id}`;
+
+/**
+ * Whether a bridge delivers outside the platform: any recipient but the account's own custody
+ * address on the destination chain (addresses are stored normalised, EVM checksummed). Such a
+ * bridge is a withdrawal: the Travel Rule applies and the delivered amount leaves the customer's
+ * books (to the settlement account) instead of crediting their destination-chain book; money
+ * sent to another platform customer's address reaches them only as a real inbound deposit.
+ */
+export function deliversOutsidePlatform(t: Pick<BridgeTransfer, 'accountId' | 'destinationChain' | 'recipientAddress'>): boolean {
+  return t.recipientAddress !== custodyAddress(t.accountId, t.destinationChain);
+}
 
 function eventData(t: BridgeTransfer) {
   return {

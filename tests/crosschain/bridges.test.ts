@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createActivities } from '../../activities';
 import { chainAdapterFor } from '../../domain/chains/adapter';
+import { custodyAddress } from '../../domain/chains/custody';
 import { getPool } from '../../domain/db/pool';
 import { initiateBridgeTransfer } from '../../domain/crosschain';
 import { EVENT_CATALOG } from '../../domain/events/catalog';
@@ -165,7 +166,9 @@ describe('bridge transfers', () => {
     const acct = await fundedAccount('500.00', 'USDC');
     const feeBefore = await systemBalance('sandbox', 'USDC', 'fee_revenue');
     const q = (await quote({ source_chain: 'ethereum', destination_chain: 'arbitrum', token: 'USDC', amount: '200', preferred_bridge: 'wormhole' })).json().data;
-    const r = await call('POST', '/api/v1/crosschain/bridge/initiate', { quote_id: q.quote_id, sender_address: EVM_A, recipient_address: EVM_B.toLowerCase(), slippage_tolerance: 0.01, deadline_minutes: 60 });
+    // To the account's own custody address on arbitrum (sent lower-case; stored checksummed).
+    const own = custodyAddress(acct, 'arbitrum');
+    const r = await call('POST', '/api/v1/crosschain/bridge/initiate', { quote_id: q.quote_id, sender_address: EVM_A, recipient_address: own.toLowerCase(), slippage_tolerance: 0.01, deadline_minutes: 60 });
     expect(r.statusCode).toBe(201);
     const created = r.json().data;
     expect(created).toMatchObject({
@@ -176,7 +179,7 @@ describe('bridge transfers', () => {
       bridge_protocol: 'wormhole',
       amount: '200.000000',
       sender_address: EVM_A,
-      recipient_address: EVM_B,
+      recipient_address: own,
       account_id: acct,
       min_receive_amount: '197.505000',
     });
@@ -234,6 +237,33 @@ describe('bridge transfers', () => {
     expect(sa.get(SA.chain)).toBe('ethereum');
   });
 
+  it('to an address outside the platform: the delivered amount leaves the customer\'s books for settlement, like a withdrawal', async () => {
+    const acct = await fundedAccount('50.00', 'USDC');
+    const settlementBefore = await systemBalance('sandbox', 'USDC', 'settlement');
+    const q = (await quote({ source_chain: 'ethereum', destination_chain: 'arbitrum', token: 'USDC', amount: '20', preferred_bridge: 'wormhole' })).json().data;
+    const r = await call('POST', '/api/v1/crosschain/bridge/initiate', { quote_id: q.quote_id, account_id: acct, sender_address: EVM_A, recipient_address: EVM_B, slippage_tolerance: 0.01 });
+    expect(r.statusCode, r.body).toBe(201);
+    const created = r.json().data;
+    expect(created).toMatchObject({ status: 'pending', recipient_address: EVM_B, account_id: acct });
+    const done = await finish(created.bridge_tx_id, created.workflow_id);
+    expect(done).toMatchObject({ status: 'completed', estimated_receive_amount: '19.500000', fee_amount: '0.500000' });
+    // The chain delivered 19.5 to EVM_B ...
+    expect(done.history.find((h: any) => h.status === 'destination_submitted').detail).toMatchObject({ amount: '19.500000', chain: 'arbitrum' });
+    expect(await chainAdapterFor('sandbox').getTransaction('arbitrum', done.destination_tx_hash, new Date(Date.now() + 7 * 86_400_000))).not.toBeNull();
+    // ... so the account holds 30 in total, no arbitrum book carries the delivered tokens, and the
+    // platform's settlement account (money that left) grew by exactly what left.
+    expect(await books(acct, 'USDC')).toEqual({ home: { total: '30.000000', available: '30.000000', reserved: '0.000000' } });
+    const bal = (await call('GET', `/api/v2/accounts/${acct}/balances`)).json().data.balances[0];
+    expect(bal).toMatchObject({ asset_code: 'USDC', total_balance: '30.000000', available_balance: '30.000000' });
+    // Settlement is what the platform holds at the chains (an asset): what left reduced it.
+    expect(Number(settlementBefore) - Number(await systemBalance('sandbox', 'USDC', 'settlement'))).toBeCloseTo(19.5, 6);
+    const { rows } = await getPool().query(`SELECT settlement_entry_id FROM bridge_transfers WHERE id = $1`, [created.bridge_tx_id]);
+    const settle = (await getEntry(rows[0].settlement_entry_id))!;
+    expect(settle.metadata).toMatchObject({ delivered_outside_platform: true });
+    expect(done.history.at(-1)).toMatchObject({ status: 'completed', detail: expect.objectContaining({ delivered_outside_platform: true }) });
+    await expectBalancedLedger();
+  });
+
   it('layerzero happy path through POST /api/v2/crosschain/bridge: ETH ethereum -> base, addresses from custody, lock and release', async () => {
     const acct = await fundedAccount('2', 'ETH');
     const r = await call('POST', '/api/v2/crosschain/bridge', { source_chain: 'ethereum', destination_chain: 'base', token: 'ETH', amount: '1.5', protocol: 'layerzero' });
@@ -270,7 +300,8 @@ describe('bridge transfers', () => {
     expect(done.destination_tx_hash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
     // 0.25 USD at 3400 USD/WETH; 1.000000000123456789 - fee cut to 8 decimals.
     expect(done.estimated_receive_amount).toBe('0.999926470000000000');
-    expect(await books(acct, 'WETH')).toMatchObject({ home: { total: '0.999999999876543211' }, solana: { total: '0.999926470000000000' } });
+    // SOL is not the account's custody address on solana: what was delivered left the platform.
+    expect(await books(acct, 'WETH')).toEqual({ home: { total: '0.999999999876543211', available: '0.999999999876543211', reserved: '0.000000000000000000' } });
     await expectBalancedLedger();
   });
 
@@ -401,7 +432,8 @@ describe('bridge transfers', () => {
     const r404 = await call('POST', '/api/v1/crosschain/bridge/initiate', body(q2, { account_id: foreign }), me.headers);
     expect(r404.statusCode).toBe(404);
     await env.client.workflow.getHandle(ok.json().data.workflow_id).result();
-    expect((await books(acct, 'USDC')).arbitrum.total).toBe('19.500000');
+    // EVM_B is outside the platform: 20 USDC left the account's books (19.5 delivered, 0.5 fee).
+    expect(await books(acct, 'USDC')).toEqual({ home: { total: '80.000000', available: '80.000000', reserved: '0.000000' } });
   });
 
   it('the portfolio shows holdings per chain from the ledger, with USD values', async () => {
