@@ -92,12 +92,19 @@ export async function startAuthorisation(
 ): Promise<Authorisation> {
   const psuId = opts.psuId?.trim() || null;
   const decoupled = opts.decoupledPreferred && psuId !== null;
-  const user = decoupled ? await findUserByEmail(psuId!) : null;
+  const psu = psuId !== null ? await findUserByEmail(psuId) : null;
+  // The authorisation belongs to the customer who owns the subject's account(s) from the start, so
+  // only their session decides it; a subject naming no account (a bank-wide consent) belongs to the
+  // PSU-ID's customer, else to whoever signs in and decides first.
+  const owned = await subjectOwner(tpp.environment, subject, c);
+  const owner = owned === undefined ? (psu?.id ?? null) : owned;
+  // The push goes only to the owner: a PSU-ID naming someone else is answered alike and fails at the limit.
+  const user = decoupled && psu && (owner === null || psu.id === owner) ? psu : null;
   const id = newId('obauth');
   const { rows } = await c.query<Row>(
     `INSERT INTO ob_authorisations (id, environment, tpp_id, subject_kind, subject_id, sca_approach, sca_status, psu_id, user_id, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10::float8 / 1000)) RETURNING *`,
-    [id, tpp.environment, tpp.id, subject.kind, subject.id, decoupled ? 'DECOUPLED' : 'REDIRECT', decoupled ? 'started' : 'received', psuId, user?.id ?? null, scaTimeoutMs()],
+    [id, tpp.environment, tpp.id, subject.kind, subject.id, decoupled ? 'DECOUPLED' : 'REDIRECT', decoupled ? 'started' : 'received', psuId, owner ?? user?.id ?? null, scaTimeoutMs()],
   );
   if (user) {
     await writeOutboxEvent(c, {
@@ -110,6 +117,31 @@ export async function startAuthorisation(
     });
   }
   return toAuthorisation(rows[0]);
+}
+
+/**
+ * The customer a subject belongs to: a payment's debtor account's owner; the owner of the accounts
+ * a consent names (null when they are no customer's, or several customers'); undefined when the
+ * subject names no account (bank-wide consents), so the PSU decides who it is.
+ */
+async function subjectOwner(environment: Environment, subject: ScaSubject, c: Queryable): Promise<string | null | undefined> {
+  if (subject.kind === 'payment') {
+    const { rows } = await c.query<{ user_id: string | null }>('SELECT user_id FROM ob_payments WHERE id = $1', [subject.id]);
+    return rows[0]?.user_id ?? null;
+  }
+  const { rows } = await c.query<{ ibans: string[] | null }>(
+    `SELECT array_agg(DISTINCT r->>'iban') FILTER (WHERE r ? 'iban') AS ibans
+       FROM ob_consents, jsonb_array_elements(coalesce(access->'accounts', '[]') || coalesce(access->'balances', '[]') || coalesce(access->'transactions', '[]')) r
+      WHERE id = $1`,
+    [subject.id],
+  );
+  const ibans = rows[0]?.ibans ?? [];
+  if (ibans.length === 0) return undefined;
+  const owners = await c.query<{ user_id: string }>(
+    'SELECT DISTINCT a.user_id FROM account_ibans i JOIN accounts a ON a.id = i.account_id WHERE i.iban = ANY($1::text[]) AND a.environment = $2',
+    [ibans, environment],
+  );
+  return owners.rows.length === 1 ? owners.rows[0].user_id : null;
 }
 
 /**

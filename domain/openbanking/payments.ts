@@ -5,11 +5,12 @@
  * workflow as a child: it checks and reserves the funds in the ledger, screens, submits and posts).
  *
  * What the TPP does (initiate, read, cancel, start an SCA) and what the SCA route calls when the
- * customer decides (paymentScaCheck, paymentAuthorised, paymentScaFailed) are here; every status
+ * customer decides (decidePaymentSca, paymentScaDecided) are here; every status
  * change goes through transitionPayment (payment-records.ts). The decision is recorded first and
  * the workflow signalled after: a lost signal is caught up at the SCA deadline.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type pg from 'pg';
 import { withTransaction } from '../db/pool';
 import { loadConfig } from '../platform/config';
 import { DomainError } from '../platform/errors';
@@ -26,7 +27,7 @@ import {
   type Authorisation,
 } from './authorisations';
 import { productOf, PRODUCTS, readPaymentBody, type PaymentBody } from './payment-body';
-import { insertPayment, isFinalStatus, lockPayment, readPayment, transitionPayment, type ObPayment } from './payment-records';
+import { insertPayment, isFinalStatus, readPayment, transitionPayment, type ObPayment, type TransactionStatus } from './payment-records';
 import type { Tpp } from './tpps';
 
 export { PRODUCTS, productOf, type PaymentBody } from './payment-body';
@@ -142,51 +143,37 @@ export async function paymentAuthorisation(tpp: Tpp, product: string, id: string
 
 // --- the customer's SCA (called by the SCA route) ---------------------------------------------
 
-/** Why this customer cannot authorise the payment (null: they can). */
-function scaRefusal(p: ObPayment, userId: string): DomainError | null {
-  if (p.transactionStatus !== 'RCVD' && p.transactionStatus !== 'PATC') {
-    return new DomainError('STATUS_INVALID', `The payment is ${p.transactionStatus}: there is nothing to authorise`);
-  }
-  if (!p.accountId || p.userId !== userId) return new DomainError('PSU_CREDENTIALS_INVALID', 'The debtor account of this payment is not an account of this customer');
-  return null;
+export interface PaymentScaDecision {
+  scaStatus: 'finalised' | 'failed';
+  reason?: string;
+  payment: ObPayment;
+  /** The payment's status moved: its workflow is to be woken (paymentScaDecided). */
+  changed: boolean;
 }
 
 /**
- * Throws when this customer cannot authorise the payment: it does not await SCA (STATUS_INVALID),
- * or its debtor account is not theirs (PSU_CREDENTIALS_INVALID). A debtor IBAN that is no account
- * of the platform can never be authorised: the payment is rejected (AC02) on the first attempt.
+ * The customer's decision on a payment's SCA, taken on the payment's locked row in the caller's
+ * transaction. Only a payment that awaits SCA (RCVD, PATC) moves: approve -> ACTC; deny -> RJCT
+ * MS02; a debtor account that is not this customer's -> RJCT MS03, or AC02 when it is no account of
+ * the platform (it can never be authorised). Transitions are forward-only: a payment authorised,
+ * executing or ended is never moved back by another or a late authorisation, which just fails.
  */
-export async function paymentScaCheck(paymentId: string, userId: string): Promise<void> {
-  const p = await readPayment(paymentId);
-  if (!p) throw new DomainError('RESOURCE_UNKNOWN', 'No such payment');
-  const refusal = scaRefusal(p, userId);
-  if (!refusal) return;
-  if (refusal.code === 'PSU_CREDENTIALS_INVALID' && !p.accountId) {
-    const { changed } = await withTransaction((c) => transitionPayment(c, p.id, 'RJCT', { reason: 'AC02' }));
-    if (changed) await wake(p, SCA_DECIDED_SIGNAL);
+export async function decidePaymentSca(c: pg.PoolClient, payment: ObPayment, userId: string, decision: 'approve' | 'deny'): Promise<PaymentScaDecision> {
+  if (payment.transactionStatus !== 'RCVD' && payment.transactionStatus !== 'PATC') {
+    return { scaStatus: 'failed', reason: `The payment is ${payment.transactionStatus}: there is nothing to authorise`, payment, changed: false };
   }
-  throw refusal;
+  let to: { status: TransactionStatus; reason: string | null; authorised: boolean; why?: string };
+  if (decision === 'deny') to = { status: 'RJCT', reason: 'MS02', authorised: false, why: 'the customer denied the payment' };
+  else if (!payment.accountId) to = { status: 'RJCT', reason: 'AC02', authorised: false, why: 'The debtor account of this payment is not an account of this customer' };
+  else if (payment.userId !== userId) to = { status: 'RJCT', reason: 'MS03', authorised: false, why: 'The debtor account of this payment is not an account of this customer' };
+  else to = { status: 'ACTC', reason: null, authorised: true };
+  const moved = await transitionPayment(c, payment.id, to.status, { reason: to.reason, authorised: to.authorised });
+  return { scaStatus: to.why === undefined ? 'finalised' : 'failed', ...(to.why ? { reason: to.why } : {}), payment: moved.payment, changed: moved.changed };
 }
 
-/**
- * The customer authorised the payment: ACTC, then the workflow starts the rail payment. Repeating
- * it is a no-op; the same refusals as paymentScaCheck otherwise.
- */
-export async function paymentAuthorised(paymentId: string, userId: string): Promise<void> {
-  const p = await withTransaction(async (c) => {
-    const payment = await lockPayment(c, paymentId);
-    if (payment.authorisedAt && payment.userId === userId) return payment;
-    const refusal = scaRefusal(payment, userId);
-    if (refusal) throw refusal;
-    return (await transitionPayment(c, paymentId, 'ACTC', { authorised: true })).payment;
-  });
+/** After the decision committed: the payment's workflow goes on (ACTC) or ends (RJCT). */
+export async function paymentScaDecided(p: ObPayment): Promise<void> {
   await wake(p, SCA_DECIDED_SIGNAL);
-}
-
-/** The customer denied the payment (RJCT MS02) or the SCA failed (RJCT MS03); nothing when it no longer awaits SCA. */
-export async function paymentScaFailed(paymentId: string, reason: 'denied' | 'failed'): Promise<void> {
-  const { payment, changed } = await withTransaction((c) => transitionPayment(c, paymentId, 'RJCT', { reason: reason === 'denied' ? 'MS02' : 'MS03' }));
-  if (changed || payment.transactionStatus === 'RJCT') await wake(payment, SCA_DECIDED_SIGNAL);
 }
 
 /**

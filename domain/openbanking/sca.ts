@@ -16,7 +16,8 @@ import { DomainError } from '../platform/errors';
 import { finishAuthorisation, lockAuthorisation, readAuthorisation, type Authorisation } from './authorisations';
 import { signalConsentChanged } from './consent-lifecycle';
 import { lockConsent, readConsent, setConsentStatus, type Consent, type ConsentAccess } from './consents';
-import { paymentAuthorised, paymentScaCheck, paymentScaFailed } from './payments';
+import { lockPayment } from './payment-records';
+import { decidePaymentSca, paymentScaDecided } from './payments';
 
 export interface ScaDecisionResult {
   scaStatus: 'finalised' | 'failed';
@@ -92,23 +93,17 @@ async function fail(c: Queryable, a: Authorisation, consent: Consent, userId: st
 }
 
 async function decidePayment(p: Principal, a: Authorisation, decision: 'approve' | 'deny', method: string): Promise<ScaDecisionResult> {
-  let reason: string | undefined;
-  if (decision === 'approve') {
-    try {
-      await paymentScaCheck(a.subject.id, p.userId);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      reason = err.message;
-    }
-  } else reason = 'the customer denied the payment';
-  const status = reason === undefined ? 'finalised' : 'failed';
-  await withTransaction(async (c) => {
+  // The payment's row first (as cancelling and the rail updates lock it), then the authorisation:
+  // one decision at a time per payment, and the payment read under the lock it is moved under.
+  const d = await withTransaction(async (c) => {
+    const payment = await lockPayment(c, a.subject.id);
     checkDecider(p, await lockAuthorisation(c, a.id));
-    await finishAuthorisation(c, a.id, status, { userId: p.userId, method });
+    const decided = await decidePaymentSca(c, payment, p.userId, decision);
+    await finishAuthorisation(c, a.id, decided.scaStatus, { userId: p.userId, method });
+    return decided;
   });
-  if (status === 'finalised') await paymentAuthorised(a.subject.id, p.userId);
-  else await paymentScaFailed(a.subject.id, decision === 'deny' ? 'denied' : 'failed');
-  return { scaStatus: status, ...(reason ? { reason } : {}), redirectUri: null };
+  if (d.changed) await paymentScaDecided(d.payment);
+  return { scaStatus: d.scaStatus, ...(d.reason ? { reason: d.reason } : {}), redirectUri: null };
 }
 
 interface Granted {

@@ -2,21 +2,18 @@
  * Berlin Group payment initiation (POST /api/v1/open-banking/payments…) end to end: real PostgreSQL,
  * the real workflows on Temporal's time-skipping test server (SEPA cut-offs and the SCA deadline
  * pass in seconds), a sandbox TPP registered with its certificate, and a customer with an EUR
- * balance. The first payment's SCA goes through the customer's route (a login session approves);
- * the others are played by the domain calls that route makes (paymentScaCheck + paymentAuthorised /
- * paymentScaFailed).
+ * balance. Every SCA goes through the routes: the TPP starts an authorisation, the customer's login
+ * session decides it on POST /sca/{id}.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/openbanking/certificates';
-import { paymentAuthorised, paymentScaCheck, paymentScaFailed } from '../../domain/openbanking/payments';
 import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
 import { generateMessage } from '../../iso20022/index';
 import { makeIban } from '../../iso20022/iban';
-import type { TestApp } from '../helpers/app';
-import { refusedWith } from '../helpers/refusal';
+import type { TestApp, TestUser } from '../helpers/app';
 import { startRailsHarness, type RailsHarness } from '../rails/harness';
 import { balance, openFundedAccount } from '../transfers/helpers';
 
@@ -84,10 +81,29 @@ async function finish(paymentId: string) {
   return (await getPool().query('SELECT * FROM ob_payments WHERE id = $1', [paymentId])).rows[0];
 }
 
-/** The customer approves, as the SCA route does. */
-async function authorise(paymentId: string, userId = t.user.userId) {
-  await paymentScaCheck(paymentId, userId);
-  await paymentAuthorised(paymentId, userId);
+async function sessionOf(user: TestUser): Promise<Record<string, string>> {
+  const r = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+  return { authorization: `Bearer ${r.json().data.access_token}` };
+}
+
+/** The TPP starts an authorisation of the payment (REDIRECT); its response. */
+async function startAuthorisation(paymentId: string) {
+  const { rows } = await getPool().query<{ product: string }>('SELECT product FROM ob_payments WHERE id = $1', [paymentId]);
+  return t.app.inject({ method: 'POST', url: `${BASE}/payments/${rows[0].product}/${paymentId}/authorisations`, headers: headersOf(tpp) });
+}
+
+/** The customer's session decides an authorisation on the platform's SCA route. */
+async function decide(authorisationId: string, decision: 'approve' | 'deny', user: TestUser = t.user) {
+  return t.app.inject({ method: 'POST', url: `${BASE}/sca/${authorisationId}`, headers: await sessionOf(user), payload: { decision } });
+}
+
+/** The TPP starts an SCA and the customer decides it, as on the platform's page. */
+async function authorise(paymentId: string, decision: 'approve' | 'deny' = 'approve', user: TestUser = t.user) {
+  const started = await startAuthorisation(paymentId);
+  expect(started.statusCode, started.body).toBe(201);
+  const r = await decide(started.json().data.authorisationId, decision, user);
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json().data as { sca_status: string; reason?: string };
 }
 
 async function waitForTransactionStatus(paymentId: string, status: string) {
@@ -140,8 +156,11 @@ describe('open banking payment initiation', () => {
     expect(decided.json().data).toMatchObject({ sca_status: 'finalised' });
     expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'finalised' });
     expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json().data.transactionStatus).toMatch(/^(ACTC|ACSP)$/);
-    // Authorising again is a no-op; a payment no longer awaiting SCA cannot be cancelled.
-    await paymentAuthorised(created.paymentId, t.user.userId);
+    // Deciding again is refused, a second authorisation cannot start; a payment no longer awaiting SCA cannot be cancelled.
+    const again = await t.app.inject({ method: 'POST', url: `${BASE}/sca/${authId}`, headers: { authorization: `Bearer ${login.json().data.access_token}` }, payload: { decision: 'deny' } });
+    expect([again.statusCode, codeOf(again)]).toEqual([409, 'STATUS_INVALID']);
+    const second = await startAuthorisation(created.paymentId);
+    expect([second.statusCode, codeOf(second)]).toEqual([409, 'STATUS_INVALID']);
     const late = await t.app.inject({ method: 'DELETE', url: self, headers: headersOf(tpp) });
     expect(late.statusCode).toBe(405);
     expect(codeOf(late)).toBe('CANCELLATION_INVALID');
@@ -233,13 +252,59 @@ describe('open banking payment initiation', () => {
     const row = await finish(id);
     expect(row).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AB05', rail_payment_id: null });
     expect((await get(`/payments/sepa-credit-transfers/${id}/authorisations/${auth.json().data.authorisationId}`)).json().data).toEqual({ scaStatus: 'failed' });
-    expect(await refusedWith(paymentScaCheck(id, t.user.userId))).toBe('STATUS_INVALID');
-    expect(await refusedWith(paymentAuthorised(id, t.user.userId))).toBe('STATUS_INVALID');
+    const late = await decide(auth.json().data.authorisationId, 'approve');
+    expect([late.statusCode, codeOf(late)]).toEqual([409, 'STATUS_INVALID']);
+    const another = await startAuthorisation(id);
+    expect([another.statusCode, codeOf(another)]).toEqual([409, 'STATUS_INVALID']);
+    expect((await getPool().query('SELECT transaction_status FROM ob_payments WHERE id = $1', [id])).rows[0].transaction_status).toBe('RJCT');
+  });
+
+  it('an extra, late or concurrent authorisation never moves an authorised payment back: one ACTC, the others fail, the money leaves once', async () => {
+    const before = await balance(t, t.headers, account, 'EUR');
+    const id = (await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.00' } }))).json().data.paymentId;
+    // Six authorisations started while the payment awaits SCA, decided by the customer at once.
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await startAuthorisation(id)).json().data.authorisationId);
+    const session = await sessionOf(t.user);
+    const decided = await Promise.all(
+      ids.map((a, i) => t.app.inject({ method: 'POST', url: `${BASE}/sca/${a}`, headers: session, payload: { decision: i % 2 === 0 ? 'approve' : 'deny' } })),
+    );
+    expect(decided.map((r) => r.statusCode)).toEqual(ids.map(() => 200));
+    const statuses = decided.map((r) => r.json().data.sca_status);
+    // Exactly one decision took effect (an approval or a denial, whichever locked the payment first).
+    const row = await finish(id);
+    if (row.transaction_status === 'ACSC') {
+      expect(statuses.filter((s) => s === 'finalised')).toHaveLength(1);
+      expect(Number((await balance(t, t.headers, account, 'EUR')).total_balance)).toBe(Number(before.total_balance) - 10);
+    } else {
+      expect(row).toMatchObject({ transaction_status: 'RJCT', status_reason: 'MS02', rail_payment_id: null });
+      expect(statuses.every((s) => s === 'failed')).toBe(true);
+      expect(await balance(t, t.headers, account, 'EUR')).toEqual(before);
+    }
+    const late = decided.filter((r) => /there is nothing to authorise/.test(r.json().data.reason ?? ''));
+    expect(late).toHaveLength(5);
+
+    // After the rail settled it: an authorisation cannot start, and a payment sent stays ACSC.
+    const after = await startAuthorisation(id);
+    expect([after.statusCode, codeOf(after)]).toEqual([409, 'STATUS_INVALID']);
+  });
+
+  it('approved, then a second authorisation denied: the payment stays authorised and completes (never RJCT after its money moved)', async () => {
+    const before = await balance(t, t.headers, account, 'EUR');
+    const id = (await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.00' } }))).json().data.paymentId;
+    const first = (await startAuthorisation(id)).json().data.authorisationId;
+    const second = (await startAuthorisation(id)).json().data.authorisationId;
+    expect((await decide(first, 'approve')).json().data).toMatchObject({ sca_status: 'finalised' });
+    const denied = (await decide(second, 'deny')).json().data;
+    expect(denied).toMatchObject({ sca_status: 'failed', reason: expect.stringMatching(/^The payment is (ACTC|ACSP|ACSC): there is nothing to authorise$/) });
+    expect(await finish(id)).toMatchObject({ transaction_status: 'ACSC' });
+    expect((await get(`/payments/instant-sepa-credit-transfers/${id}/status`)).json().data.transactionStatus).toBe('ACSC');
+    expect(Number((await balance(t, t.headers, account, 'EUR')).total_balance)).toBe(Number(before.total_balance) - 10);
   });
 
   it('the customer denies: RJCT MS02', async () => {
     const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
-    await paymentScaFailed(id, 'denied');
+    expect(await authorise(id, 'deny')).toMatchObject({ sca_status: 'failed', reason: 'the customer denied the payment' });
     expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'MS02', rail_payment_id: null });
   });
 
@@ -253,7 +318,8 @@ describe('open banking payment initiation', () => {
     const auth = await t.app.inject({ method: 'POST', url: `${url}/authorisations`, headers: headersOf(tpp) });
     expect(auth.statusCode).toBe(409);
     expect(codeOf(auth)).toBe('STATUS_INVALID');
-    expect(await refusedWith(paymentAuthorised(id, t.user.userId))).toBe('STATUS_INVALID');
+    const { rows } = await getPool().query('SELECT count(*)::int AS n FROM ob_authorisations WHERE subject_id = $1', [id]);
+    expect(rows[0].n).toBe(0);
   });
 
   it('a debtor IBAN that is no account here is accepted, then rejected at SCA (AC02); another customer cannot authorise', async () => {
@@ -261,15 +327,21 @@ describe('open banking payment initiation', () => {
     const r = await initiate('sepa-credit-transfers', body({ debtorAccount: { iban: unknown } }));
     expect(r.statusCode).toBe(201);
     const id = r.json().data.paymentId;
-    expect(await refusedWith(paymentScaCheck(id, t.user.userId))).toBe('PSU_CREDENTIALS_INVALID');
+    expect(await authorise(id)).toMatchObject({ sca_status: 'failed', reason: 'The debtor account of this payment is not an account of this customer' });
     expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AC02', account_id: null, user_id: null });
 
+    // The authorisation of t.user's payment is t.user's from its start: another customer's session
+    // neither approves nor denies it (404, as any resource of another customer), and the payment waits.
     const mine = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
     const { createTestUser } = await import('../helpers/app');
     const stranger = await createTestUser();
-    expect(await refusedWith(paymentScaCheck(mine, stranger.userId))).toBe('PSU_CREDENTIALS_INVALID');
-    expect(await refusedWith(paymentAuthorised(mine, stranger.userId))).toBe('PSU_CREDENTIALS_INVALID');
+    const started = (await startAuthorisation(mine)).json().data.authorisationId;
+    for (const decision of ['approve', 'deny'] as const) {
+      const r = await decide(started, decision, stranger);
+      expect([r.statusCode, codeOf(r)]).toEqual([404, 'NOT_FOUND']);
+    }
     expect((await getPool().query('SELECT transaction_status FROM ob_payments WHERE id = $1', [mine])).rows[0].transaction_status).toBe('RCVD');
+    expect((await get(`/payments/sepa-credit-transfers/${mine}/authorisations/${started}`)).json().data).toEqual({ scaStatus: 'received' });
     await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/sepa-credit-transfers/${mine}`, headers: headersOf(tpp) });
   });
 

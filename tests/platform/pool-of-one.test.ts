@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearAssetCache } from '../../domain/assets';
 import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER } from '../../domain/openbanking/certificates';
-import { paymentAuthorised, paymentScaCheck } from '../../domain/openbanking/payments';
 import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
 import { getTemporalClient } from '../../domain/temporal/client';
@@ -158,9 +157,11 @@ describe('a pool of one connection', () => {
         },
         headers(),
       );
-      // The customer approves, as the SCA route does.
-      await paymentScaCheck(p.paymentId, t.user.userId);
-      await paymentAuthorised(p.paymentId, t.user.userId);
+      // The TPP starts the SCA; the customer's login session approves it on the SCA route.
+      const auth = await created('POST', `/api/v1/open-banking/payments/instant-sepa-credit-transfers/${p.paymentId}/authorisations`, {}, headers());
+      const login = await call('POST', '/api/auth/login', { email: t.user.email, password: t.user.password }, {});
+      const decided = await call('POST', `/api/v1/open-banking/sca/${auth.authorisationId}`, { decision: 'approve' }, { authorization: `Bearer ${login.json().data.access_token}` });
+      expect(decided.json().data?.sca_status, decided.body).toBe('finalised');
       const url = `/api/v1/open-banking/payments/instant-sepa-credit-transfers/${p.paymentId}/status`;
       return reach(`open-banking payment ${p.paymentId}`, deadline, () => statusOf(url, (d) => d.transactionStatus, headers()), (s) => s === 'ACSC' || s === 'RJCT');
     };
