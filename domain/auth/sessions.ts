@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Queryable } from '../db/pool';
 import { getPrisma } from '../db/prisma';
 import { loadConfig } from '../platform/config';
 import { newId, randomToken } from '../platform/ids';
@@ -61,7 +61,8 @@ async function signAccess(userId: string, sessionId: string, environment: Enviro
 /** How a login session was started (user_sessions.auth_method): a passkey session is biometric. */
 export type AuthMethod = 'password' | 'passkey';
 
-export async function startSession(userId: string, environment: Environment, authMethod: AuthMethod = 'password'): Promise<IssuedTokens> {
+/** A login session; a passkey session names its passkey, whose deletion revokes it (revokePasskeySessions). */
+export async function startSession(userId: string, environment: Environment, authMethod: AuthMethod = 'password', passkeyId: string | null = null): Promise<IssuedTokens> {
   const cfg = loadConfig();
   const refresh = `rt_${randomToken(32)}`;
   const session = await getPrisma().userSession.create({
@@ -70,6 +71,7 @@ export async function startSession(userId: string, environment: Environment, aut
       userId,
       environment,
       authMethod,
+      passkeyId,
       refreshTokenHash: hashToken(refresh),
       expiresAt: new Date(Date.now() + cfg.refreshTokenTtlSeconds * 1000),
     },
@@ -137,6 +139,17 @@ async function revokeReused(sessionId: string): Promise<void> {
 export async function revokeSession(sessionId: string): Promise<void> {
   await getPrisma().userSession.updateMany({ where: { id: sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
   revoked.add(sessionId);
+}
+
+/**
+ * Revokes every open session a passkey started (in the caller's transaction, which deletes the
+ * passkey): their access tokens stop at the next request and their refresh tokens are refused, on
+ * every instance (each request reads its session row).
+ */
+export async function revokePasskeySessions(c: Queryable, passkeyId: string): Promise<string[]> {
+  const { rows } = await c.query<{ id: string }>('UPDATE user_sessions SET revoked_at = now() WHERE passkey_id = $1 AND revoked_at IS NULL RETURNING id', [passkeyId]);
+  for (const r of rows) revoked.add(r.id);
+  return rows.map((r) => r.id);
 }
 
 // Sessions revoked by this process; others notice through the per-request lookup below.

@@ -164,11 +164,11 @@ export async function verifyPasskeyAssertion(input: PasskeyAssertion): Promise<P
 /**
  * The whole sign-in: a verified assertion starts a login session exactly like a password login
  * (short-lived JWT bound to a server session, plus a refresh token), marked as a passkey session,
- * so its principal is biometric.
+ * so its principal is biometric, and bound to the passkey, whose deletion ends it.
  */
 export async function signInWithPasskey(input: PasskeyAssertion, environment: Environment): Promise<PasskeySignIn> {
   const check = await verifyPasskeyAssertion(input);
   if (!check.ok) return check;
-  const tokens = await startSession(check.userId, environment, 'passkey');
+  const tokens = await startSession(check.userId, environment, 'passkey', check.passkeyId);
   return { ok: true, tokens, credentialId: check.credentialId, userId: check.userId };
 }

@@ -18,6 +18,7 @@ import {
 } from '@simplewebauthn/server';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { Principal } from '../auth/principal';
+import { revokePasskeySessions } from '../auth/sessions';
 import { getPool, withTransaction } from '../db/pool';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -177,8 +178,15 @@ export async function listPasskeys(p: Principal): Promise<Passkey[]> {
   return rows;
 }
 
-/** Removes one of the caller's passkeys; another user's (or none) is NOT_FOUND. */
+/**
+ * Removes one of the caller's passkeys and ends every session it started (refresh tokens included),
+ * in one transaction: what the passkey unlocked (biometric, passkey-gated payments) stops with it.
+ * Another user's (or none) is NOT_FOUND.
+ */
 export async function deletePasskey(p: Principal, id: string): Promise<void> {
-  const r = await getPool().query('DELETE FROM passkey_credentials WHERE id = $1 AND user_id = $2', [id, p.userId]);
-  if (r.rowCount !== 1) throw new DomainError('NOT_FOUND', 'Passkey not found');
+  await withTransaction(async (c) => {
+    const r = await c.query('DELETE FROM passkey_credentials WHERE id = $1 AND user_id = $2', [id, p.userId]);
+    if (r.rowCount !== 1) throw new DomainError('NOT_FOUND', 'Passkey not found');
+    await revokePasskeySessions(c, id);
+  });
 }

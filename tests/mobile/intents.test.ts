@@ -26,7 +26,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const call = (method: 'GET' | 'POST', url: string, payload?: unknown, headers = t.headers) =>
+const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, headers = t.headers) =>
   t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });
 
 async function intent(amount: string, extra: Record<string, unknown> = {}) {
@@ -152,6 +152,44 @@ describe('payment intents', () => {
     const ok = await call('POST', `/api/v2/mobile/payments/intents/${created.id}/confirm`, {}, biometric);
     expect(ok.statusCode, ok.body).toBe(200);
     expect(await settle(created.id)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('deleting the passkey ends the sessions it started: neither their access tokens nor refreshed ones confirm a passkey-gated intent', async () => {
+    await openFundedAccount(t, t.headers, '2000.00');
+    const created = await intent('1500.00');
+    expect(created.requires_passkey).toBe(true);
+    const phone = new SoftwareAuthenticator();
+    const login = await call('POST', '/api/auth/login', { email: t.user.email, password: t.user.password }, {});
+    const loggedIn = { authorization: `Bearer ${login.json().data.access_token}` };
+    const options = (await call('POST', '/api/v2/mobile/auth/passkeys/registration/options', undefined, loggedIn)).json().data;
+    const registered = await call('POST', '/api/v2/mobile/auth/passkeys/registration/verify', { response: phone.create(options) }, loggedIn);
+    expect(registered.statusCode).toBe(201);
+    const passkeyId = registered.json().data.id;
+    const signIn = async () => {
+      const request = (await call('POST', '/api/v2/mobile/auth/passkey/options', { email: t.user.email }, {})).json().data;
+      const r = await call('POST', '/api/v2/mobile/auth/passkey/verify', verifyBody(phone.get(request)), {});
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json().data as { access_token: string; refresh_token: string };
+    };
+    const first = await signIn();
+    const second = await signIn();
+    // A token refreshed from the passkey session is still that session.
+    const refreshed = (await call('POST', '/api/auth/refresh', { refresh_token: second.refresh_token }, {})).json().data;
+    expect(refreshed.access_token).toEqual(expect.any(String));
+
+    const removed = await call('DELETE', `/api/v2/mobile/auth/passkeys/${passkeyId}`, undefined, loggedIn);
+    expect(removed.statusCode).toBe(204);
+    for (const token of [first.access_token, second.access_token, refreshed.access_token]) {
+      const r = await call('POST', `/api/v2/mobile/payments/intents/${created.id}/confirm`, {}, { authorization: `Bearer ${token}` });
+      expect(r.statusCode).toBe(401);
+    }
+    for (const refresh of [first.refresh_token, refreshed.refresh_token]) {
+      expect((await call('POST', '/api/auth/refresh', { refresh_token: refresh }, {})).statusCode).toBe(401);
+    }
+    // The password session is untouched and still not enough for this amount.
+    const r = await call('POST', `/api/v2/mobile/payments/intents/${created.id}/confirm`, {}, loggedIn);
+    expect([r.statusCode, r.json().errors[0].code]).toEqual([403, 'PASSKEY_REQUIRED']);
+    expect((await call('GET', `/api/v2/mobile/payments/intents/${created.id}`)).json().data.status).toBe('requires_confirmation');
   });
 
   it('bad input: 4xx with a pointer, nothing stored', async () => {
