@@ -41,7 +41,8 @@ export function registerX402(app: FastifyInstance): void {
   app.decorateRequest('x402Payment', undefined);
 
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'GET' || request.is404 || !request.routeOptions.url || !monetizable(request.routeOptions.url)) return;
+    // HEAD is GET without the body (Fastify serves it from the GET route): paid alike.
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.is404 || !request.routeOptions.url || !monetizable(request.routeOptions.url)) return;
     const environment = request.principal?.environment ?? 'production';
     const endpoint = await monetizedEndpoint(environment, request.routeOptions.url);
     if (!endpoint) return;

@@ -11,6 +11,7 @@ import { getOwnAccount, listOwnAccountTransactions } from '../accounts/own';
 import type { Principal } from '../auth/principal';
 import { listTransactions } from '../ledger/transactions';
 import { checkAreaAccess } from '../partner/context';
+import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../x402/endpoints';
 import { getSmsRate } from '../sms/rates';
 import { guarded, toolResult, type McpToolContext } from './results';
 
@@ -47,6 +48,8 @@ export function registerReadTools(server: McpServer, p: Principal, ctx: McpToolC
     ({ account_id }) =>
       guarded(ctx, async () => {
         await checkAreaAccess(p, ACCOUNTS_AREA);
+        // Paid on REST when monetized: a tool cannot take the payment, so it does not serve it free.
+        await refuseIfMonetized(p.environment, ACCOUNT_BALANCES_RESOURCE);
         if (account_id !== undefined) {
           const account = await getOwnAccount(p, account_id);
           return toolResult({ environment: p.environment, total_accounts: 1, accounts: [await accountWithBalances(account)] });

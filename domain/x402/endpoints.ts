@@ -45,6 +45,15 @@ export function monetizable(pattern: string): boolean {
   return !UNPAYABLE.some((r) => r.test(pattern));
 }
 
+/**
+ * The resource a route pattern serves, whichever API version's path it is: "/api/v2/accounts/:uuid"
+ * and its unversioned twin "/api/accounts/:uuid" (and a /api/v1 twin) are one resource, so a price
+ * registered on either applies to all of them.
+ */
+export function resourceKey(pattern: string): string {
+  return pattern.replace(/^\/api\/v\d+\//, '/api/');
+}
+
 /** "/api/v2/accounts/{id}" → "/api/v2/accounts/:id" (the OpenAPI form is accepted too). */
 export function routePattern(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1').replace(/\/+$/, '') || '/';
@@ -82,7 +91,11 @@ export async function registerEndpoint(
     throw new DomainError('VALIDATION_ERROR', 'description must be 1 to 500 characters', '/description');
   }
   const payTo = payToAddress(by.environment);
-  await c.query(`UPDATE x402_endpoints SET active = false, updated_at = now() WHERE environment = $1 AND path = $2 AND active`, [by.environment, path]);
+  // One active price per resource: registering a twin path re-prices the resource.
+  await c.query(
+    `UPDATE x402_endpoints SET active = false, updated_at = now() WHERE environment = $1 AND regexp_replace(path, '^/api/v[0-9]+/', '/api/') = $2 AND active`,
+    [by.environment, resourceKey(path)],
+  );
   const { rows } = await c.query<MonetizedEndpoint>(
     `INSERT INTO x402_endpoints (id, environment, path, price_usd_cents, network, asset, pay_to, description, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
@@ -111,14 +124,28 @@ const CACHE_MS = 5_000;
 const cache = new Map<Environment, { at: number; byPath: Map<string, MonetizedEndpoint> }>();
 onPoolClosed(() => cache.clear());
 
-/** The active registration of a route pattern in an environment, if any (cached). */
+/** The active registration of a route pattern's resource (any of its twin paths) in an environment, if any (cached). */
 export async function monetizedEndpoint(environment: Environment, pattern: string): Promise<MonetizedEndpoint | null> {
   let hit = cache.get(environment);
   if (!hit || Date.now() - hit.at > CACHE_MS) {
-    hit = { at: Date.now(), byPath: new Map((await listEndpoints(environment)).map((e) => [e.path, e])) };
+    hit = { at: Date.now(), byPath: new Map((await listEndpoints(environment)).map((e) => [resourceKey(e.path), e])) };
     cache.set(environment, hit);
   }
-  return hit.byPath.get(pattern) ?? null;
+  return hit.byPath.get(resourceKey(pattern)) ?? null;
+}
+
+/** GET /api/v2/accounts/{uuid}/balances: GraphQL's Account.balances and MCP's get_balances serve it too. */
+export const ACCOUNT_BALANCES_RESOURCE = '/api/v2/accounts/:uuid/balances';
+
+/**
+ * For transports that cannot take a payment (GraphQL fields, MCP tools): the resource of a REST
+ * route is not served free elsewhere while it is paid. Throws 402 PAYMENT_REQUIRED naming where to pay.
+ */
+export async function refuseIfMonetized(environment: Environment, restPattern: string): Promise<void> {
+  const endpoint = await monetizedEndpoint(environment, restPattern);
+  if (endpoint) {
+    throw new DomainError('PAYMENT_REQUIRED', `This data is paid per request (${endpoint.priceUsdCents} US cents): GET ${endpoint.path} with an x402 payment`);
+  }
 }
 
 export function endpointTerms(e: MonetizedEndpoint): PaymentTerms {

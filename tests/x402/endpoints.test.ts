@@ -170,3 +170,56 @@ describe('monetized endpoints', () => {
     expect(sepolia.json().errors[0].code).toBe('PAYMENT_NETWORK_NOT_SUPPORTED');
   });
 });
+
+describe('a paid resource has no side door', () => {
+  it('its unversioned twin, HEAD, the GraphQL field and the MCP tool that serve the same data are paid or refused too', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/x402/endpoints',
+      headers: operator.headers,
+      payload: { path: '/api/v2/accounts/{uuid}/balances', price_usd_cents: 2, network: 'eip155:84532', asset: 'USDC', description: 'Balances' },
+    });
+    expect(r.statusCode, r.body).toBe(201);
+    try {
+      for (const [method, url] of [
+        ['GET', `/api/v2/accounts/${acct}/balances`],
+        ['GET', `/api/accounts/${acct}/balances`],
+        ['HEAD', `/api/v2/accounts/${acct}/balances`],
+        ['HEAD', `/api/accounts/${acct}/balances`],
+      ] as const) {
+        const res = await t.app.inject({ method, url, headers: t.headers });
+        expect({ method, url, status: res.statusCode }).toEqual({ method, url, status: 402 });
+        expect(res.headers['x-payment-amount']).toBe('20000');
+      }
+      // A paid request on the twin is served and settled like on the registered path.
+      const required = requiredFrom((await get(`/api/accounts/${acct}/balances`)).headers);
+      const paid = await get(`/api/accounts/${acct}/balances`, paymentHeader(await payWithClient(payer, required)));
+      expect(paid.statusCode, paid.body).toBe(200);
+
+      const gql = await t.app.inject({ method: 'POST', url: '/api/graphql', headers: t.headers, payload: { query: `{ account(id: "${acct}") { id balances { total } } }` } });
+      expect(gql.json().errors?.[0]?.extensions).toMatchObject({ code: 'PAYMENT_REQUIRED', status: 402 });
+      expect(JSON.stringify(gql.json().data ?? null)).not.toContain('"total"');
+      const mcp = await t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...t.headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balances', arguments: {} } },
+      });
+      expect(mcp.statusCode, mcp.body).toBe(200);
+      expect(mcp.json().result).toMatchObject({ isError: true, structuredContent: { error: { code: 'PAYMENT_REQUIRED' } } });
+      // Registering the twin path re-prices the one resource: one active registration.
+      const twin = await t.app.inject({
+        method: 'POST',
+        url: '/x402/endpoints',
+        headers: operator.headers,
+        payload: { path: '/api/accounts/{uuid}/balances', price_usd_cents: 3, network: 'eip155:84532', asset: 'USDC', description: 'Balances' },
+      });
+      expect(twin.statusCode, twin.body).toBe(201);
+      const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM x402_endpoints WHERE active AND path LIKE '%/balances'`);
+      expect(rows[0].n).toBe(1);
+      expect((await get(`/api/v2/accounts/${acct}/balances`)).headers['x-payment-amount']).toBe('30000');
+    } finally {
+      await getPool().query(`UPDATE x402_endpoints SET active = false WHERE path LIKE '%/balances'`);
+    }
+  });
+});
