@@ -15,8 +15,10 @@ import { BASE_RESOLVERS, BASE_SDL } from './base';
 import { mutationFieldContext, newContext, type GqlContext } from './context';
 import { baseUrlOf } from '../routes/caller';
 import { errorEnvelopeSchema, errorResponses } from '../schemas';
-import { formatError } from './errors';
-import { checkLimits } from './limits';
+import { formatError, gqlError } from './errors';
+import { checkLimits, checkText, mutationCount } from './limits';
+import { graphqlRateLimit } from '../plugins/rate-limit';
+import { loadConfig } from '../../domain/platform/config';
 import { playgroundRoute } from './playground';
 import { subscriptionsArea } from './subscriptions';
 import { AREAS } from './areas';
@@ -125,7 +127,20 @@ export async function registerGraphQL(app: FastifyInstance): Promise<void> {
   for (const [name, r] of Object.entries(subscriptionResolvers ?? {})) subscriptionFields[name].subscribe = (r as { subscribe: never }).subscribe;
   // Depth and cost before anything runs (./limits.ts); the same check guards WebSocket subscribes.
   app.graphql.addHook('preExecution', async (schema, document: DocumentNode, context, variables) => {
-    checkLimits(schema, document, variables as Record<string, unknown> | undefined, (context as { operationName?: string }).operationName);
+    const operationName = (context as { operationName?: string }).operationName;
+    checkLimits(schema, document, variables as Record<string, unknown> | undefined, operationName);
+    checkText(document, variables as Record<string, unknown> | undefined);
+    // The request counted once against the GraphQL bucket (api/plugins/rate-limit.ts); each further
+    // mutation of the document counts too, before any of them runs.
+    const extra = mutationCount(document, operationName) - 1;
+    const request = (context as { reply?: FastifyReply }).reply?.request;
+    if (extra > 0 && request) {
+      const limit = graphqlRateLimit(request.principal, request.ip, loadConfig());
+      const hit = await app.rateLimiter.hit(limit.key, limit.windows, extra);
+      if (!hit.allowed) {
+        throw gqlError('RATE_LIMITED', `The document's ${extra + 1} mutations exceed the rate limit (each counts as one operation); retry after ${hit.retryAfter} seconds`, 429);
+      }
+    }
   });
 
   const gqlResult = {
@@ -140,6 +155,14 @@ export async function registerGraphQL(app: FastifyInstance): Promise<void> {
       200: { description: 'A GraphQL result: `data`, and `errors` whose `extensions` carry the REST code and status', content: { 'application/json': { schema: gqlResult } } },
       400: {
         description: 'A document that does not parse or validate, or over the depth or cost limit (a GraphQL result with errors); a body that is not JSON (the envelope)',
+        content: { 'application/json': { schema: { anyOf: [gqlResult, errorEnvelopeSchema] } } },
+      },
+      422: {
+        description: 'A string holding U+0000 (a GraphQL result with errors, or the envelope when the JSON body itself holds it)',
+        content: { 'application/json': { schema: { anyOf: [gqlResult, errorEnvelopeSchema] } } },
+      },
+      429: {
+        description: 'Over the rate limit: the request itself (the envelope), or a document whose mutations, one operation each, exceed it (a GraphQL result with errors)',
         content: { 'application/json': { schema: { anyOf: [gqlResult, errorEnvelopeSchema] } } },
       },
     },

@@ -8,7 +8,7 @@
  *   may return (its perPage argument, default 20): at most MAX_COST. A page of 50 transactions with
  *   their account and asset costs about 50 × 20.
  */
-import { Kind, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { Kind, visit, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { gqlError } from './errors';
 
@@ -93,4 +93,58 @@ export function checkLimits(schema: GraphQLSchema, document: DocumentNode, varia
   const { depth, cost } = measure(schema, document, variables, operationName);
   if (depth > MAX_DEPTH) throw gqlError('QUERY_TOO_DEEP', `The query is ${depth} levels deep; at most ${MAX_DEPTH} are allowed`);
   if (cost > MAX_COST) throw gqlError('QUERY_TOO_COMPLEX', `The query costs ${cost}; at most ${MAX_COST} is allowed (each field 1, a list's selection once per item of perPage)`);
+}
+
+/**
+ * How many root fields the executed operation runs when it is a mutation (aliases and fragments
+ * expanded): each counts against the caller's GraphQL rate limit as one operation, so sixty aliased
+ * `deposit`s in one document cost what sixty requests cost. Queries and subscriptions: 0.
+ */
+export function mutationCount(document: DocumentNode, operationName?: string | null): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const ops = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName));
+  const op = ops.length === 1 ? ops[0] : null;
+  if (!op || op.kind !== Kind.OPERATION_DEFINITION || op.operation !== 'mutation') return 0;
+  const count = (set: SelectionSetNode, seen: Set<string>): number => {
+    let n = 0;
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) n += s.name.value === '__typename' ? 0 : 1;
+      else if (s.kind === Kind.INLINE_FRAGMENT) n += count(s.selectionSet, seen);
+      else {
+        const frag = fragments.get(s.name.value);
+        if (!frag || seen.has(s.name.value)) continue;
+        n += count(frag.selectionSet, new Set([...seen, s.name.value]));
+      }
+    }
+    return n;
+  };
+  return count(op.selectionSet, new Set());
+}
+
+/** Whether a variable value holds U+0000 in any string or object key. */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) return v.some(holdsNul);
+  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
+  return false;
+}
+
+/**
+ * Text PostgreSQL cannot store is refused before anything runs, as REST refuses it
+ * (api/plugins/validation.ts): U+0000 in a string literal of the document or in a variable is a
+ * 422 VALIDATION_ERROR, not the database's error as a 500.
+ */
+export function checkText(document: DocumentNode, variables: Record<string, unknown> | undefined): void {
+  let literal = false;
+  visit(document, {
+    StringValue(node) {
+      if (node.value.includes('\u0000')) literal = true;
+    },
+  });
+  const variable = variables ? Object.entries(variables).find(([, v]) => holdsNul(v))?.[0] : undefined;
+  if (literal || variable !== undefined) {
+    const where = variable !== undefined ? `variable $${variable}` : 'a string argument';
+    throw gqlError('VALIDATION_ERROR', `${where} must not contain the null character (U+0000)`, 422);
+  }
 }

@@ -21,7 +21,7 @@ import { principalFromBearer } from '../plugins/auth';
 import { graphqlRateLimit } from '../plugins/rate-limit';
 import { newContext } from './context';
 import { formatError } from './errors';
-import { checkLimits } from './limits';
+import { checkLimits, checkText } from './limits';
 
 export const CONNECTION_INIT_WAIT_MS = 10_000;
 
@@ -65,6 +65,7 @@ export function startSubscriptionServer(app: FastifyInstance, path: string): voi
       if (errors.length) return errors;
       try {
         checkLimits(app.graphql.schema, document, payload.variables ?? undefined, payload.operationName);
+        checkText(document, payload.variables ?? undefined);
       } catch (err) {
         return [err as GraphQLError];
       }

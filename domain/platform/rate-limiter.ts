@@ -25,7 +25,8 @@ export const WARNING_SHARE = 0.8;
  * errs by at most the previous window's share, which is what the limits here tolerate.
  */
 export interface RateLimiter {
-  hit(key: string, windows: Window[]): Promise<LimitResult>;
+  /** Counts `cost` units (default 1: one request) against every window of the key. */
+  hit(key: string, windows: Window[], cost?: number): Promise<LimitResult>;
   close(): Promise<void>;
 }
 
@@ -62,13 +63,13 @@ export class MemoryRateLimiter implements RateLimiter {
     return c && c.window === window ? c.count : 0;
   }
 
-  async hit(key: string, windows: Window[]): Promise<LimitResult> {
+  async hit(key: string, windows: Window[], cost = 1): Promise<LimitResult> {
     const now = Date.now() / 1000;
     const counts = windows.map((w) => {
       const idx = Math.floor(now / w.windowSeconds);
       const curKey = `${key}:${w.windowSeconds}:${idx % 2}`;
       const prevKey = `${key}:${w.windowSeconds}:${(idx + 1) % 2}`;
-      const current = this.get(curKey, idx) + 1;
+      const current = this.get(curKey, idx) + cost;
       this.counters.set(curKey, { window: idx, count: current });
       return { current, previous: this.get(prevKey, idx - 1) };
     });
@@ -87,13 +88,14 @@ export class MemoryRateLimiter implements RateLimiter {
   async close() {}
 }
 
-// Increments the current window and reads the previous one atomically in Redis.
+// Adds the cost (last argument) to the current window and reads the previous one atomically in Redis.
 const HIT_SCRIPT = `
 local out = {}
+local cost = tonumber(ARGV[#ARGV])
 for i = 1, #KEYS, 2 do
   local size = tonumber(ARGV[(i + 1) / 2])
-  local cur = redis.call('INCR', KEYS[i])
-  if cur == 1 then redis.call('EXPIRE', KEYS[i], size * 2 + 5) end
+  local cur = redis.call('INCRBY', KEYS[i], cost)
+  if cur == cost then redis.call('EXPIRE', KEYS[i], size * 2 + 5) end
   local prev = tonumber(redis.call('GET', KEYS[i + 1]) or '0')
   table.insert(out, cur)
   table.insert(out, prev)
@@ -107,14 +109,14 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('error', () => undefined);
   }
 
-  async hit(key: string, windows: Window[]): Promise<LimitResult> {
+  async hit(key: string, windows: Window[], cost = 1): Promise<LimitResult> {
     const now = Date.now() / 1000;
     const keys: string[] = [];
     for (const w of windows) {
       const idx = Math.floor(now / w.windowSeconds);
       keys.push(`rl:${key}:${w.windowSeconds}:${idx}`, `rl:${key}:${w.windowSeconds}:${idx - 1}`);
     }
-    const res = (await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...windows.map((w) => w.windowSeconds))) as number[];
+    const res = (await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...windows.map((w) => w.windowSeconds), cost)) as number[];
     const counts = windows.map((_, i) => ({ current: Number(res[i * 2]), previous: Number(res[i * 2 + 1]) }));
     return combine(now, windows, counts);
   }

@@ -168,3 +168,52 @@ describe('playground', () => {
     expect(String(r.headers['content-security-policy'])).toContain('worker-src');
   });
 });
+
+describe('one set of input rules with REST', () => {
+  it('createTransfer refuses what POST /api/v2/transfers refuses, field by field, with the same code and pointer; nothing moves', async () => {
+    const to = (await gqlOk(t, 'mutation { createAccount(input: { name: "payee" }) { id } }')).createAccount.id;
+    const base = { from: acct, to, amount: '1.00', asset: 'USD' };
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+      ['reference over 140', { reference: 'r'.repeat(5_000) }, { reference: 'r'.repeat(5_000) }],
+      ['description over 500', { description: 'd'.repeat(20_000) }, { description: 'd'.repeat(20_000) }],
+      ['from_account over 64', { fromAccount: 'a'.repeat(65) }, { from_account: 'a'.repeat(65) }],
+      ['asset_code over 12', { assetCode: 'A'.repeat(13) }, { asset_code: 'A'.repeat(13) }],
+    ];
+    const before = (await gqlOk(t, 'query($id: ID!) { account(id: $id) { balances { total } } }', { id: acct })).account.balances;
+    for (const [what, gqlInput, restBody] of cases) {
+      const rest = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/transfers',
+        headers: t.headers,
+        payload: { from_account: base.from, to_account: base.to, amount: base.amount, asset_code: base.asset, workflow_enabled: false, ...restBody },
+      });
+      const graph = await gql(t, 'mutation($i: TransferInput!) { createTransfer(input: $i) { id } }', {
+        i: { fromAccount: base.from, toAccount: base.to, amount: base.amount, assetCode: base.asset, workflowEnabled: false, ...gqlInput },
+      });
+      const restError = rest.json().errors[0];
+      expect({ what, status: rest.statusCode, code: restError.code }).toEqual({ what, status: 422, code: 'VALIDATION_ERROR' });
+      expect({ what, status: graph.errors?.[0]?.extensions.status, code: graph.errors?.[0]?.extensions.code, pointer: graph.errors?.[0]?.extensions.pointer }).toEqual({
+        what,
+        status: 422,
+        code: 'VALIDATION_ERROR',
+        pointer: restError.source.pointer,
+      });
+    }
+    expect((await gqlOk(t, 'query($id: ID!) { account(id: $id) { balances { total } } }', { id: acct })).account.balances).toEqual(before);
+  });
+
+  it('U+0000 in a variable or a string literal is 422 VALIDATION_ERROR, as on REST, never a 500', async () => {
+    const viaVariable = await gql(t, 'mutation($i: TransferInput!) { createTransfer(input: $i) { id } }', {
+      i: { fromAccount: acct, toAccount: acct, amount: '1.00', assetCode: 'USD', reference: 'a\u0000b' },
+    });
+    // The request body's text guard (api/plugins/validation.ts) answers first, as for any JSON body.
+    expect(viaVariable.status).toBe(422);
+    const first = viaVariable.errors?.[0] as { code?: string; extensions?: { code: string } } | undefined;
+    expect(first?.extensions?.code ?? first?.code).toBe('VALIDATION_ERROR');
+    const viaLiteral = await gql(t, `mutation { createAccount(input: { name: "x\\u0000y" }) { id } }`);
+    expect(viaLiteral.status, JSON.stringify(viaLiteral)).toBe(422);
+    expect(viaLiteral.errors?.[0]?.extensions, JSON.stringify(viaLiteral)).toMatchObject({ code: 'VALIDATION_ERROR', status: 422 });
+    const rest = await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: t.headers, payload: { name: 'x\u0000y' } });
+    expect([rest.statusCode, rest.json().errors[0].code]).toEqual([422, 'VALIDATION_ERROR']);
+  });
+});

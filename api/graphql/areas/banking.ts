@@ -15,6 +15,10 @@ import type { FastifyInstance } from 'fastify';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';
+import { createInput } from '../../routes/transfers/input';
+import { transferBody, type TransferBody } from '../../routes/transfers/schemas';
+import { restInput } from '../rest';
+import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../../../domain/x402/endpoints';
 
 const typeDefs = /* GraphQL */ `
   "The authenticated caller."
@@ -214,22 +218,9 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
         withdraw: (_: unknown, args: CashArgs, ctx: GqlContext) => cash('withdrawal', args, ctx),
         createTransfer: async (_: unknown, { input }: { input: TransferInputArgs }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG.transfers });
-          return startTransfer(
-            app.transfers,
-            {
-              userId: c.userId,
-              environment: c.environment,
-              fromAccountId: input.fromAccount,
-              toAccountId: input.toAccount,
-              amount: input.amount,
-              assetCode: input.assetCode,
-              reference: input.reference ?? undefined,
-              description: input.description ?? undefined,
-              metadata: input.metadata ?? undefined,
-              requestKey: mutationRequestKey(ctx),
-            },
-            { workflow: input.workflowEnabled !== false },
-          );
+          // The REST body's schema decides (lengths, formats, unknown fields): one set of input rules.
+          const body = restInput<TransferBody>(transferBody, input);
+          return startTransfer(app.transfers, createInput(c.principal, body, mutationRequestKey(ctx)), { workflow: body.workflow_enabled !== false });
         },
         reviewTransfer: async (_: unknown, args: { id: string; decision: string; reason?: string }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG.transfers, admin: true });
@@ -240,12 +231,13 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
         closeAccount: (_: unknown, args: StatusArgs, ctx: GqlContext) => accountStatus(closeAccount, args, ctx),
       },
       Account: {
+        // The balances resource, paid on REST when monetized, is not served free here (no payment on GraphQL).
         balances: async (a: Account, _: unknown, ctx: GqlContext) => {
-          await as(ctx);
+          await refuseIfMonetized((await as(ctx)).environment, ACCOUNT_BALANCES_RESOURCE);
           return (await ctx.loaders.balances.load(a.id)).balances;
         },
         totalUsdEquivalent: async (a: Account, _: unknown, ctx: GqlContext) => {
-          await as(ctx);
+          await refuseIfMonetized((await as(ctx)).environment, ACCOUNT_BALANCES_RESOURCE);
           return (await ctx.loaders.balances.load(a.id)).summary.total_usd_equivalent;
         },
         transactions: async (a: Account, args: TxArgs, ctx: GqlContext) => {

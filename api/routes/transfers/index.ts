@@ -1,31 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Principal } from '../../../domain/auth/principal';
 import { reviewTransfer, startTransfer } from '../../../domain/transfers/start';
 import { getTransferWithProgress } from '../../../domain/transfers/visibility';
 import { requestKeyOf } from '../../plugins/idempotency';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
+import { createInput } from './input';
 import { presentTransfer } from './presenters';
 import { fromLegacyBody, idParams, legacyTransferBody, reviewBody, transferBody, transferSchema, type LegacyTransferBody, type TransferBody } from './schemas';
-
-/**
- * The request as the domain's transfer input (the caller is the sender), with its Idempotency-Key
- * as the transfer records it: a request run again after a crash gets the transfer it made.
- */
-function createInput(p: Principal, b: TransferBody, requestKey: string | undefined) {
-  return {
-    requestKey,
-    userId: p.userId,
-    environment: p.environment,
-    fromAccountId: b.from_account,
-    toAccountId: b.to_account,
-    amount: b.amount,
-    assetCode: b.asset_code,
-    reference: b.reference,
-    description: b.description,
-    metadata: b.metadata,
-  };
-}
 
 export default async function transferRoutes(app: FastifyInstance) {
   app.post<{ Body: TransferBody }>(
