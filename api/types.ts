@@ -13,6 +13,12 @@ declare module 'fastify' {
      * environment; without credentials, production).
      */
     optionalAuth?: boolean;
+    /**
+     * With optionalAuth: the route also takes another Authorization scheme (POST /api/v1/sms/send
+     * takes `Payment`), so only a `Bearer` credential is checked; when one is sent, the caller's
+     * permissions and area rules (partner modules, tenant features) apply as on any other route.
+     */
+    otherAuthSchemes?: boolean;
     /** Operator-only route: the caller's user must be a platform admin. */
     admin?: boolean;
     /** Overrides the permission implied by the HTTP method. */

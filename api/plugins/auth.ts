@@ -48,7 +48,9 @@ export function registerAuth(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     // The interactive docs (swagger-ui's own routes) are public like the OpenAPI document.
     const config = request.routeOptions.config;
-    if (config?.public && config.optionalAuth && request.headers.authorization !== undefined) {
+    const sent = request.headers.authorization;
+    const credential = sent !== undefined && (!config?.otherAuthSchemes || /^Bearer\s/i.test(sent));
+    if (config?.public && config.optionalAuth && credential) {
       // fall through: an optional credential, once sent, must be valid
     } else if (request.is404 || config?.public || request.url.startsWith('/api/documentation')) return;
     try {

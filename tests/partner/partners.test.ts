@@ -136,6 +136,23 @@ describe('partner onboarding and credentials', () => {
     expect((await tool('get_balances', {})).isError).toBeFalsy();
   });
 
+  it('nor through POST /api/v1/sms/send with its bearer key (403 MODULE_NOT_ENABLED before any price); anonymous callers still get the 402 price', async () => {
+    const p = await onboard({ modules: ['accounts'] });
+    const body = { to: '+4915123456789', from: 'Acme', message: 'hello' };
+    const refused = await call('POST', '/api/v1/sms/send', as(p, 'sandbox', null), body);
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.json().errors[0].code).toBe('MODULE_NOT_ENABLED');
+    expect(refused.headers['payment-required']).toBeUndefined();
+    // A bad bearer credential is refused as on any route, not ignored.
+    const bad = await call('POST', '/api/v1/sms/send', { authorization: 'Bearer sk_test_nope' }, body);
+    expect(bad.statusCode).toBe(401);
+    // Without a credential the route is the public paid one: 402 with the price.
+    expect((await call('POST', '/api/v1/sms/send', {}, body)).statusCode).toBe(402);
+    // A partner with the payments module reaches the price.
+    const payer = await onboard({ organization_name: 'Payments Bank', modules: ['accounts', 'payments'] });
+    expect((await call('POST', '/api/v1/sms/send', as(payer, 'sandbox', null), body)).statusCode).toBe(402);
+  });
+
   it('the CIDR allow-list and the rate override bind every request with the partner\'s keys', async () => {
     const p = await onboard({ ip_whitelist: ['203.0.113.0/24'], rate_limit_override: 6 });
     const from = (ip: string) => call('GET', '/api/v2/accounts', as(p, 'sandbox', null), undefined, ip);

@@ -63,13 +63,15 @@ export default async function smsRoutes(app: FastifyInstance) {
   app.post<{ Body: SmsRequest }>(
     '/api/v1/sms/send',
     {
-      config: { public: true, idempotency: false },
+      // Paid per message, no account needed; a Bearer credential, when sent, is checked (a partner's
+      // key reaches SMS only with the payments module, as on MCP's send_sms).
+      config: { public: true, optionalAuth: true, otherAuthSchemes: true, idempotency: false },
       schema: {
         tags: TAGS,
         summary: 'Send an SMS, paid per message: 402 with the price and payment rails, then the paid call',
         description:
           'Without payment: 402 with the price (parts × the destination country\'s rate, USDC atomic units) and the rails: a WWW-Authenticate "Payment" challenge per network (IETF draft-ryan-httpauth-payment, intent charge, bound to this body) and x402 v2 PAYMENT-REQUIRED. Paid call: the same body with Authorization: Payment <base64url credential echoing the challenge, payload {signature, authorization}> or x402 PAYMENT-SIGNATURE / X-Payment-Signature + X-Payment-Payload. The payment settles once per authorization, then the message is submitted; a provider failure refunds it. Test networks (Base Sepolia) pay with sandbox money, main networks with production money. Idempotency: an authorization pays for one message only (a retry with it is 402 PAYMENT_NONCE_USED).',
-        security: [],
+        security: optionalAuthSecurity,
         body: {
           type: 'object',
           additionalProperties: false,
