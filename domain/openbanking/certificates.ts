@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { AsnArray, AsnConvert, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes } from '@peculiar/asn1-schema';
 import { QCStatement, QCStatements, id_pe_qcStatements } from '@peculiar/asn1-x509-qualified';
-import { Extension, X509Certificate } from '@peculiar/x509';
+import { Extension, SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
 import { DomainError } from '../platform/errors';
 
 /**
@@ -157,6 +157,8 @@ export interface TppCertificate {
   ncaId: string;
   notBefore: Date;
   notAfter: Date;
+  /** The subjectAltName dNSName entries, lower-case: the TPP's domains (where its redirect URIs may point). */
+  dnsNames: string[];
   /** Normalised PEM (one certificate, 64-character lines). */
   pem: string;
 }
@@ -212,8 +214,35 @@ export function parseTppCertificate(pem: string): TppCertificate {
     ncaId: statement.nCAId.trim(),
     notBefore: cert.notBefore,
     notAfter: cert.notAfter,
+    dnsNames: dnsNamesOf(cert),
     pem: pemOfDer(der),
   };
+}
+
+/** The certificate's subjectAltName dNSName entries (lower-case, without a trailing dot), if any. */
+function dnsNamesOf(cert: X509Certificate): string[] {
+  const san = cert.getExtension(SubjectAlternativeNameExtension);
+  if (!san) return [];
+  const names = san.names.items.filter((n) => n.type === 'dns').map((n) => n.value.toLowerCase().replace(/\.$/, ''));
+  return [...new Set(names)].filter((n) => /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(n));
+}
+
+/**
+ * Whether a TPP redirect URI may be used: an absolute https URL without credentials whose host is
+ * one of the TPP's certificate domains or below one (a "*.example.com" entry covers its
+ * subdomains only). The SCA page sends the customer's browser there after the decision.
+ */
+export function redirectUriAllowed(uri: string, domains: readonly string[]): boolean {
+  if (uri.length > 2000) return false;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' || url.username || url.password) return false;
+  const host = url.hostname.toLowerCase();
+  return domains.some((d) => (d.startsWith('*.') ? host.endsWith(d.slice(1)) && host.length > d.length - 1 : host === d || host.endsWith(`.${d}`)));
 }
 
 /**

@@ -12,6 +12,7 @@ import { getPool, type Queryable } from '../db/pool';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
+import { redirectUriAllowed } from './certificates';
 import type { Tpp } from './tpps';
 
 export const CONSENT_STATUSES = ['received', 'valid', 'rejected', 'revokedByPsu', 'expired', 'terminatedByTpp'] as const;
@@ -176,6 +177,16 @@ export async function insertConsent(
   now = new Date(),
   c: Queryable = getPool(),
 ): Promise<{ consent: Consent; created: boolean }> {
+  // The SCA page sends the customer's browser to these: only https URLs on the TPP's own domains.
+  for (const [uri, name, shown] of [
+    [headers.redirectUri, 'tpp-redirect-uri', 'TPP-Redirect-URI'],
+    [headers.nokRedirectUri, 'tpp-nok-redirect-uri', 'TPP-Nok-Redirect-URI'],
+  ] as const) {
+    if (uri !== null && !redirectUriAllowed(uri, tpp.redirectDomains)) {
+      const where = tpp.redirectDomains.length ? `one of the TPP certificate's domains (${tpp.redirectDomains.join(', ')})` : "a domain the TPP's certificate names (it names none)";
+      throw formatError(`${shown} must be an https URL on ${where}`, `/headers/${name}`);
+    }
+  }
   const terms = grantedTerms(r, now);
   const id = newId('consent');
   const { rowCount } = await c.query(

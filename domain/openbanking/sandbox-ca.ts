@@ -18,6 +18,7 @@ import {
   KeyUsageFlags,
   KeyUsagesExtension,
   PemConverter,
+  SubjectAlternativeNameExtension,
   SubjectKeyIdentifierExtension,
   X509CertificateGenerator,
   X509Certificate,
@@ -101,6 +102,8 @@ export interface IssueSandboxCertificateInput {
   roles: readonly Psd2Role[];
   ncaName?: string;
   ncaId?: string;
+  /** The TPP's domains (subjectAltName dNSName): where its redirect URIs may point. */
+  redirectDomains?: readonly string[];
   /** Validity from now (default 365 days); notBefore/notAfter instead set the window exactly (tests: expired certificates). */
   validDays?: number;
   notBefore?: Date;
@@ -117,7 +120,7 @@ export interface SandboxCertificate {
   notAfter: Date;
 }
 
-function checkInput(input: IssueSandboxCertificateInput): { name: string; roles: Psd2Role[]; authorisationNumber: string } {
+function checkInput(input: IssueSandboxCertificateInput): { name: string; roles: Psd2Role[]; authorisationNumber: string; domains: string[] } {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   // X.520 ub-common-name: 64 characters.
   if (!name || name.length > 64) throw new DomainError('VALIDATION_ERROR', 'name must be 1 to 64 characters', '/name');
@@ -128,12 +131,16 @@ function checkInput(input: IssueSandboxCertificateInput): { name: string; roles:
   if (!new RegExp(AUTHORISATION_NUMBER_PATTERN).test(authorisationNumber)) {
     throw new DomainError('VALIDATION_ERROR', 'authorisation_number must be PSD<country>-<NCA>-<id> (ETSI TS 119 495), e.g. PSDDE-BAFIN-123456', '/authorisation_number');
   }
-  return { name, roles: PSD2_ROLES.filter((r) => input.roles.includes(r)), authorisationNumber };
+  const domains = input.redirectDomains ?? [];
+  if (!Array.isArray(domains) || domains.length > 10) throw new DomainError('VALIDATION_ERROR', 'redirect_domains must list at most 10 DNS names', '/redirect_domains');
+  const bad = domains.findIndex((d) => typeof d !== 'string' || d.length > 253 || !/^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i.test(d));
+  if (bad >= 0) throw new DomainError('VALIDATION_ERROR', 'redirect_domains must be DNS names such as tpp.example.com (or *.example.com)', `/redirect_domains/${bad}`);
+  return { name, roles: PSD2_ROLES.filter((r) => input.roles.includes(r)), authorisationNumber, domains: domains.map((d) => d.toLowerCase()) };
 }
 
 /** A test QWAC for a TPP, signed by the sandbox CA, with a fresh P-256 key. */
 export async function issueSandboxCertificate(input: IssueSandboxCertificateInput, c: Queryable = getPool()): Promise<SandboxCertificate> {
-  const { name, roles, authorisationNumber } = checkInput(input);
+  const { name, roles, authorisationNumber, domains } = checkInput(input);
   const stored = await sandboxCa(c);
   const caCert = new X509Certificate(stored.certificatePem);
   const caKey = await webcrypto.subtle.importKey('pkcs8', PemConverter.decodeFirst(stored.keyPem), EC, false, ['sign']);
@@ -157,6 +164,7 @@ export async function issueSandboxCertificate(input: IssueSandboxCertificateInpu
       await SubjectKeyIdentifierExtension.create(keys.publicKey),
       await AuthorityKeyIdentifierExtension.create(caCert),
       psd2QcStatementsExtension(roles, input.ncaName?.trim() || SANDBOX_NCA_NAME, input.ncaId?.trim() || SANDBOX_NCA_ID),
+      ...(domains.length ? [new SubjectAlternativeNameExtension(domains.map((value) => ({ type: 'dns' as const, value })))] : []),
     ],
   });
   return { certificate: pemOfDer(new Uint8Array(cert.rawData)), privateKey: await privateKeyPem(keys.privateKey), authorisationNumber, roles, notAfter: cert.notAfter };

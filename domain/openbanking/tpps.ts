@@ -30,11 +30,13 @@ export interface Tpp {
   notAfter: Date;
   status: TppStatus;
   fingerprint: string;
+  /** The certificate's DNS names: where the TPP's redirect URIs may point. */
+  redirectDomains: string[];
   createdAt: Date;
 }
 
 const COLUMNS = `id, environment, name, authorisation_number AS "authorisationNumber", roles, nca_name AS "ncaName", nca_id AS "ncaId",
-  not_after AS "notAfter", status, fingerprint, created_at AS "createdAt"`;
+  not_after AS "notAfter", status, fingerprint, redirect_domains AS "redirectDomains", created_at AS "createdAt"`;
 
 const invalid = (detail: string) => new DomainError('CERTIFICATE_INVALID', `The TPP certificate is not valid: ${detail}`);
 
@@ -113,10 +115,10 @@ export async function registerTpp(pem: string, c: Queryable = getPool()): Promis
   if (now > cert.notAfter.getTime()) throw new DomainError('CERTIFICATE_EXPIRED', `The TPP certificate expired on ${cert.notAfter.toISOString()}`);
   if (now < cert.notBefore.getTime()) throw invalid(`it is valid only from ${cert.notBefore.toISOString()}`);
   const inserted = await c.query<Tpp>(
-    `INSERT INTO ob_tpps (id, environment, name, authorisation_number, nca_name, nca_id, roles, fingerprint, certificate_pem, not_before, not_after)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO ob_tpps (id, environment, name, authorisation_number, nca_name, nca_id, roles, fingerprint, certificate_pem, not_before, not_after, redirect_domains)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (fingerprint) DO NOTHING RETURNING ${COLUMNS}`,
-    [newId('tpp'), environment, cert.subjectName, cert.authorisationNumber, cert.ncaName, cert.ncaId, cert.roles, cert.fingerprint, cert.pem, cert.notBefore, cert.notAfter],
+    [newId('tpp'), environment, cert.subjectName, cert.authorisationNumber, cert.ncaName, cert.ncaId, cert.roles, cert.fingerprint, cert.pem, cert.notBefore, cert.notAfter, cert.dnsNames],
   );
   forgetCachedTpps();
   if (inserted.rows[0]) return { tpp: inserted.rows[0], created: true };

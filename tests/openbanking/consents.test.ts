@@ -16,8 +16,8 @@ let main: { id: string; iban: string };
 let second: { id: string; iban: string };
 let othersAccount: { id: string; iban: string };
 
-async function tppHeaders(name: string, roles: Array<'PSP_AI' | 'PSP_PI'>) {
-  const cert = await issueSandboxCertificate({ name, roles });
+async function tppHeaders(name: string, roles: Array<'PSP_AI' | 'PSP_PI'>, redirectDomains: string[] = []) {
+  const cert = await issueSandboxCertificate({ name, roles, redirectDomains });
   await registerTpp(cert.certificate);
   return { 'x-ssl-client-cert': encodeURIComponent(cert.certificate) };
 }
@@ -46,6 +46,10 @@ async function newConsent(access: object, extra: object = {}, headers = aisTpp) 
   return r.json().data as { consentId: string; consentStatus: string; validUntil: string; frequencyPerDay: number; _links: Record<string, { href: string }> };
 }
 
+async function decide(authId: string, decision: 'approve' | 'deny', body: object = {}, session?: Record<string, string>) {
+  return t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${authId}`, headers: session ?? (await sessionOf(t.user)), payload: { decision, ...body } });
+}
+
 async function authorise(consentId: string, decision: 'approve' | 'deny' = 'approve', session?: Record<string, string>, body: object = {}) {
   const start = await call('POST', `/consents/${consentId}/authorisations`, aisTpp);
   expect(start.statusCode, start.body).toBe(201);
@@ -60,7 +64,7 @@ beforeAll(async () => {
   t = await createTestApp();
   worker = await startTestWorker();
   other = await createTestUser();
-  aisTpp = await tppHeaders('Account Insight Ltd', ['PSP_AI']);
+  aisTpp = await tppHeaders('Account Insight Ltd', ['PSP_AI'], ['tpp.example']);
   otherTpp = await tppHeaders('Other Aggregator', ['PSP_AI']);
   piOnly = await tppHeaders('Payments Only', ['PSP_PI']);
   main = await openAccount(t.user, 'main', '250.00');
@@ -165,8 +169,12 @@ describe('SCA: redirect', () => {
     expect((await call('GET', `/accounts/${main.id}/balances`, { ...aisTpp, 'consent-id': c.consentId, 'psu-ip-address': '192.0.2.10' })).statusCode).toBe(200);
   });
 
-  it("a consent naming another customer's account fails its SCA and is rejected; a denial rejects it too", async () => {
-    const c = await newConsent({ accounts: [{ iban: othersAccount.iban }] });
+  it("a consent naming another customer's account is theirs to decide (404 to anyone else); one naming accounts of two customers fails its SCA and is rejected; a denial rejects it too", async () => {
+    const others = await newConsent({ accounts: [{ iban: othersAccount.iban }] });
+    const { decision: notMine } = await authorise(others.consentId);
+    expect([notMine.statusCode, notMine.json().errors[0].code]).toEqual([404, 'NOT_FOUND']);
+    expect(await status(others.consentId)).toBe('received');
+    const c = await newConsent({ accounts: [{ iban: main.iban }, { iban: othersAccount.iban }] });
     const { decision } = await authorise(c.consentId);
     expect(decision.json().data).toMatchObject({ sca_status: 'failed' });
     expect(decision.json().data.reason).toContain(othersAccount.iban);
@@ -192,6 +200,71 @@ describe('SCA: redirect', () => {
     expect(await status(first.consentId)).toBe('terminatedByTpp');
     const picked = await newConsent({ allPsd2: 'allAccounts' });
     expect((await authorise(picked.consentId, 'approve', undefined, { account_ids: [othersAccount.id] })).decision.json().data.sca_status).toBe('failed');
+  });
+});
+
+describe('redirect URIs', () => {
+  it("TPP-Redirect-URI and TPP-Nok-Redirect-URI: only https URLs on the TPP certificate's domains (400 FORMAT_ERROR otherwise, nothing stored)", async () => {
+    const access = { balances: [{ iban: main.iban }] };
+    const create = (headers: Record<string, string>, who = aisTpp) =>
+      call('POST', '/consents', { ...who, ...headers }, { access, recurringIndicator: true, validUntil: daysFromNow(30), frequencyPerDay: 4 });
+    const before = (await getPool().query('SELECT count(*)::int AS n FROM ob_consents')).rows[0].n;
+    const refused: Array<[Record<string, string>, string, typeof aisTpp?]> = [
+      [{ 'tpp-redirect-uri': 'javascript:alert(document.cookie)' }, 'tpp-redirect-uri'],
+      [{ 'tpp-redirect-uri': 'http://tpp.example/cb' }, 'tpp-redirect-uri'],
+      [{ 'tpp-redirect-uri': 'https://evil.example/cb' }, 'tpp-redirect-uri'],
+      [{ 'tpp-redirect-uri': 'https://tpp.example.evil.test/cb' }, 'tpp-redirect-uri'],
+      [{ 'tpp-redirect-uri': 'https://eviltpp.example/cb' }, 'tpp-redirect-uri'],
+      [{ 'tpp-redirect-uri': 'https://user:pw@tpp.example/cb' }, 'tpp-redirect-uri'],
+      [{ 'tpp-redirect-uri': 'https://tpp.example/cb', 'tpp-nok-redirect-uri': 'data:text/html,hi' }, 'tpp-nok-redirect-uri'],
+      // A TPP whose certificate names no domain has none to send customers to.
+      [{ 'tpp-redirect-uri': 'https://tpp.example/cb' }, 'tpp-redirect-uri', otherTpp],
+    ];
+    for (const [headers, pointer, who] of refused) {
+      const r = await create(headers, who);
+      expect({ headers, status: r.statusCode, code: r.json().errors?.[0]?.code, pointer: r.json().errors?.[0]?.source?.pointer }).toEqual({
+        headers,
+        status: 400,
+        code: 'FORMAT_ERROR',
+        pointer: `/headers/${pointer}`,
+      });
+    }
+    expect((await getPool().query('SELECT count(*)::int AS n FROM ob_consents')).rows[0].n).toBe(before);
+
+    // The TPP's domain and its subdomains are accepted; the customer's browser goes back there.
+    const ok = await create({ 'tpp-redirect-uri': 'https://app.tpp.example/cb?state=1', 'tpp-nok-redirect-uri': 'https://tpp.example/nok' });
+    expect(ok.statusCode, ok.body).toBe(201);
+    const start = await call('POST', `/consents/${ok.json().data.consentId}/authorisations`, aisTpp);
+    const decided = await decide(start.json().data.authorisationId, 'approve');
+    expect(decided.json().data).toMatchObject({ sca_status: 'finalised', redirect_uri: 'https://app.tpp.example/cb?state=1' });
+  });
+});
+
+describe('SCA: the authorisation is its customer\'s from the start', () => {
+  it('a redirect authorisation of a consent naming the customer\'s account: another customer\'s session can neither approve nor deny it (404); the consent stays received', async () => {
+    const c = await newConsent({ balances: [{ iban: main.iban }] });
+    const a = (await call('POST', `/consents/${c.consentId}/authorisations`, aisTpp)).json().data;
+    expect(a.scaApproach).toBe('REDIRECT');
+    for (const decision of ['approve', 'deny'] as const) {
+      const r = await decide(a.authorisationId, decision, {}, await sessionOf(other));
+      expect([r.statusCode, r.json().errors?.[0]?.code]).toEqual([404, 'NOT_FOUND']);
+    }
+    expect(await status(c.consentId)).toBe('received');
+    const ok = await decide(a.authorisationId, 'approve');
+    expect(ok.json().data.sca_status).toBe('finalised');
+    expect(await status(c.consentId)).toBe('valid');
+  });
+
+  it('a PSU-ID naming another customer than the account\'s owner: no push to them, and they cannot decide it', async () => {
+    const c = await newConsent({ balances: [{ iban: main.iban }] });
+    const start = await call('POST', `/consents/${c.consentId}/authorisations`, { ...aisTpp, 'tpp-decoupled-preferred': 'true', 'psu-id': other.email });
+    expect(start.statusCode).toBe(201);
+    const a = start.json().data;
+    const { rows } = await getPool().query("SELECT count(*)::int AS n FROM platform_events WHERE type = 'open_banking.sca_requested' AND aggregate_id = $1", [a.authorisationId]);
+    expect(rows[0].n).toBe(0);
+    const r = await decide(a.authorisationId, 'approve', {}, await sessionOf(other));
+    expect(r.statusCode).toBe(404);
+    expect(await status(c.consentId)).toBe('received');
   });
 });
 

@@ -104,7 +104,7 @@ describe('TPP registration and identification', () => {
   let tppId: string;
 
   it('issues a sandbox certificate with a working key; the certificate reads back its roles, authorisation number and NCA', async () => {
-    const r = await post('/sandbox/certificates', { name: 'Acme Account Info', roles: ['PSP_AI', 'PSP_PI'] }, t.headers);
+    const r = await post('/sandbox/certificates', { name: 'Acme Account Info', roles: ['PSP_AI', 'PSP_PI'], redirect_domains: ['acme-info.example', '*.apps.acme-info.example'] }, t.headers);
     expect(r.statusCode, r.body).toBe(201);
     issued = r.json().data;
     expect(issued.authorisation_number).toMatch(/^PSDXX-SANDBOX-\d{8}$/);
@@ -114,6 +114,7 @@ describe('TPP registration and identification', () => {
     expect(issued.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
 
     const cert = parseTppCertificate(issued.certificate);
+    expect(cert.dnsNames).toEqual(['acme-info.example', '*.apps.acme-info.example']);
     expect(cert).toMatchObject({
       subjectName: 'Acme Account Info',
       organizationName: 'Acme Account Info',
@@ -142,6 +143,7 @@ describe('TPP registration and identification', () => {
       nca_id: 'XX-SANDBOX',
       environment: 'sandbox',
       certificate_fingerprint: parseTppCertificate(issued.certificate).fingerprint,
+      redirect_domains: ['acme-info.example', '*.apps.acme-info.example'],
       valid_until: issued.valid_until,
       status: 'active',
       created_at: expect.any(String),

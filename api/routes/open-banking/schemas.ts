@@ -11,8 +11,8 @@ const HEADER_DOCS: Record<string, string> = {
   'consent-id': 'The account-information consent the read is made under.',
   'psu-id': "The customer as the TPP knows them: their sign-in email (needed for the decoupled approach).",
   'psu-ip-address': 'The customer\'s IP address when the customer is present: such reads are not counted against frequencyPerDay.',
-  'tpp-redirect-uri': 'Where the customer returns after approving on the platform page.',
-  'tpp-nok-redirect-uri': 'Where the customer returns after denying or failing.',
+  'tpp-redirect-uri': 'Where the customer returns after approving on the platform page: an https URL on one of the domains of the TPP certificate (subjectAltName dNSName), else 400 FORMAT_ERROR.',
+  'tpp-nok-redirect-uri': 'Where the customer returns after denying or failing: an https URL on one of the TPP certificate domains, else 400 FORMAT_ERROR.',
   'tpp-redirect-preferred': 'true: the redirect approach (the default).',
   'tpp-decoupled-preferred': 'true with PSU-ID: the customer approves in the mobile app.',
 };

@@ -39,6 +39,7 @@ const tppSchema = {
     nca_id: { type: 'string' },
     environment: { type: 'string', enum: ['sandbox', 'production'] },
     certificate_fingerprint: { type: 'string', description: 'SHA-256 of the certificate DER, lower-case hex' },
+    redirect_domains: { type: 'array', items: { type: 'string' }, description: "The certificate's DNS names: where TPP-Redirect-URI may point" },
     valid_until: timestamp,
     status: { type: 'string', enum: ['active', 'blocked'] },
     created_at: timestamp,
@@ -55,6 +56,7 @@ function presentTpp(t: Tpp) {
     nca_id: t.ncaId,
     environment: t.environment,
     certificate_fingerprint: t.fingerprint,
+    redirect_domains: t.redirectDomains,
     valid_until: t.notAfter.toISOString(),
     status: t.status,
     created_at: t.createdAt.toISOString(),
@@ -112,7 +114,7 @@ export function tppRoutes(app: FastifyInstance) {
     async (request) => ({ data: presentTpp(await identifyTpp(request.headers[TPP_CERTIFICATE_HEADER])) }),
   );
 
-  app.post<{ Body: { name: string; roles: Psd2Role[]; authorisation_number?: string } }>(
+  app.post<{ Body: { name: string; roles: Psd2Role[]; authorisation_number?: string; redirect_domains?: string[] } }>(
     '/sandbox/certificates',
     {
       // The answer carries a private key: it is never stored for replays.
@@ -130,6 +132,13 @@ export function tppRoutes(app: FastifyInstance) {
             name: { type: 'string', minLength: 1, maxLength: 64, description: 'The TPP name (subject CN and O)' },
             roles: { type: 'array', minItems: 1, maxItems: PSD2_ROLES.length, uniqueItems: true, items: roleEnum },
             authorisation_number: { type: 'string', pattern: AUTHORISATION_NUMBER_PATTERN, maxLength: 80, description: 'Default PSDXX-SANDBOX-<8 random digits>' },
+            redirect_domains: {
+              type: 'array',
+              maxItems: 10,
+              uniqueItems: true,
+              items: { type: 'string', minLength: 3, maxLength: 253 },
+              description: "The TPP's domains, written into the certificate's subjectAltName (dNSName): TPP-Redirect-URI and TPP-Nok-Redirect-URI must be https URLs on one of them (or below; *.example.com covers subdomains only)",
+            },
           },
         },
         response: {
@@ -149,7 +158,7 @@ export function tppRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const b = request.body;
-      const issued = await issueSandboxCertificateFor(caller(request), { name: b.name, roles: b.roles, authorisationNumber: b.authorisation_number });
+      const issued = await issueSandboxCertificateFor(caller(request), { name: b.name, roles: b.roles, authorisationNumber: b.authorisation_number, redirectDomains: b.redirect_domains });
       return reply.code(201).send({
         data: {
           certificate: issued.certificate,
