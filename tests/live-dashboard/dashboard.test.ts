@@ -98,10 +98,12 @@ describe('live dashboard', () => {
     expect(acc).toMatchObject({ event_store: { connected: true }, projector: { name: 'outbox-relay', state: 'running' }, events_pending: 0 });
     expect(acc.event_store.latency_ms).toBeGreaterThanOrEqual(0);
 
-    // Half of the receiver's answers are 500: the error figures show it.
+    // Half of the receiver's answers are 500: the error figures show it. An attempt is recorded when
+    // it starts and its outcome when the answer is in, so wait for four attempts none of them in flight.
     const deadline = Date.now() + 10_000;
     let m = await get('/api/v1/live-dashboard/metrics');
-    while (m.deliveries.attempts_last_hour < 4 && Date.now() < deadline) m = await get('/api/v1/live-dashboard/metrics');
+    while ((m.deliveries.attempts_last_hour < 4 || m.deliveries.in_flight_attempts > 0) && Date.now() < deadline) m = await get('/api/v1/live-dashboard/metrics');
+    expect(m.deliveries.in_flight_attempts).toBe(0);
     expect(m.deliveries.attempts_last_hour).toBe(4);
     expect(m.errors.failed_attempts_last_hour).toBe(2);
     expect(m.errors.delivery_attempt_error_rate_last_hour).toBe(0.5);

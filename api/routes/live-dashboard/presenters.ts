@@ -29,6 +29,8 @@ export function presentMetrics(s: Snapshot) {
     deliveries: {
       by_status: s.deliveries.by_status,
       attempts_last_hour: s.deliveries.attempts_last_hour,
+      // Started and not yet answered: counted in attempts, not yet in the error figures.
+      in_flight_attempts: s.deliveries.in_flight_attempts,
       latency_last_60s: s.deliveries.delivery_latency_last_60s,
       webhooks_active: s.deliveries.webhooks_active,
       webhooks_disabled: s.deliveries.webhooks_disabled,
