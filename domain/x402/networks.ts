@@ -1,6 +1,10 @@
 /**
  * The networks and asset HTTP-native payments accept: USDC by EIP-3009 authorization on Base and
- * Ethereum, plus Base Sepolia for sandbox keys. The typed-data domain of each (name, version,
+ * Ethereum for production, Base Sepolia for the sandbox. The sandbox takes test networks only: an
+ * authorization signed for a main network's chain id and the real USDC contract could be submitted
+ * on that chain by whoever holds it, so developers must never be taught to sign one for test money;
+ * and since a chain id belongs to one environment, no authorization is valid in both. (Ethereum
+ * Sepolia is not offered: @x402/evm's maintained asset table has no USDC entry for it.) The typed-data domain of each (name, version,
  * contract, decimals) comes from @x402/evm's maintained asset table, so a wrong domain name per
  * chain (a known upstream pain point) is not ours to keep in sync.
  *
@@ -35,8 +39,8 @@ export interface PaymentAsset {
 }
 
 export const PAYMENT_NETWORKS: readonly PaymentNetwork[] = [
-  { network: 'eip155:8453', chainId: 8453, name: 'Base', bookChain: 'base', environments: ['sandbox', 'production'], testnet: false },
-  { network: 'eip155:1', chainId: 1, name: 'Ethereum', bookChain: 'ethereum', environments: ['sandbox', 'production'], testnet: false },
+  { network: 'eip155:8453', chainId: 8453, name: 'Base', bookChain: 'base', environments: ['production'], testnet: false },
+  { network: 'eip155:1', chainId: 1, name: 'Ethereum', bookChain: 'ethereum', environments: ['production'], testnet: false },
   { network: 'eip155:84532', chainId: 84532, name: 'Base Sepolia', bookChain: 'base', environments: ['sandbox'], testnet: true },
 ];
 
@@ -60,7 +64,11 @@ export function paymentNetwork(network: unknown, environment: Environment, point
   const n = PAYMENT_NETWORKS.find((x) => x.network === network);
   if (!n || !n.environments.includes(environment)) {
     const open = networksFor(environment).map((x) => x.network);
-    throw new DomainError('PAYMENT_NETWORK_NOT_SUPPORTED', `Network ${String(network)} is not accepted in ${environment}; use one of ${open.join(', ')}`, pointer);
+    const why =
+      n && !n.testnet && environment === 'sandbox'
+        ? `${n.name} (${n.network}) is a main network: the sandbox takes test networks only, since an authorization signed for a main network could be submitted on the real chain`
+        : `Network ${String(network)} is not accepted in ${environment}`;
+    throw new DomainError('PAYMENT_NETWORK_NOT_SUPPORTED', `${why}; use one of ${open.join(', ')}`, pointer);
   }
   return n;
 }

@@ -159,7 +159,7 @@ describe('monetized endpoints', () => {
     const dai = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: operator.headers, payload: { ...body, asset: 'DAI' } });
     expect(dai.json().errors[0].code).toBe('PAYMENT_ASSET_NOT_SUPPORTED');
     const status = (await get('/x402/status')).json().data;
-    expect(status.networks.map((n: { network: string }) => n.network)).toEqual(['eip155:8453', 'eip155:1', 'eip155:84532']);
+    expect(status.networks.map((n: { network: string }) => n.network)).toEqual(['eip155:84532']);
     expect(status.facilitator).toMatchObject({ name: 'sandbox-ledger', reachable: true });
     expect(typeof status.facilitator.latency_ms).toBe('number');
     const live = await createTestUser({ environment: 'production' });

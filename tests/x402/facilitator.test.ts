@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemBalance } from '../../domain/ledger';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { fundUsdc, paymentHeader, payWithClient, registerPayer, requiredFrom, signAuthorization, testPayer } from './helpers';
+import { startLoopbackFacilitator, type LoopbackFacilitator } from './loopback-facilitator';
 
 let t: TestApp;
-let base: string;
+let mainnetFacilitator: LoopbackFacilitator;
 const payer = testPayer();
 const PAY_TO = '0x5A4db0B7c9E3ac3f1e8Fa8D8b3e1a4A9c2B7E402';
-const requirement = (amount = '25000', network: `${string}:${string}` = 'eip155:8453'): PaymentRequirements => ({
+const requirement = (amount = '25000', network: `${string}:${string}` = 'eip155:84532'): PaymentRequirements => ({
   scheme: 'exact',
   network,
   amount,
@@ -22,44 +23,63 @@ const requirement = (amount = '25000', network: `${string}:${string}` = 'eip155:
 beforeAll(async () => {
   t = await createTestApp();
   await fundUsdc(await registerPayer(t, t.headers, payer), 'base', '2.00');
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = t.app.server.address() as { port: number };
-  base = `http://127.0.0.1:${addr.port}`;
+  mainnetFacilitator = await startLoopbackFacilitator();
 }, 60_000);
 
 afterAll(async () => {
   delete process.env.X402_FACILITATOR_URL;
   delete process.env.X402_PAY_TO_ADDRESS;
+  await mainnetFacilitator?.close();
   await t?.close();
 });
 
 describe('the sandbox facilitator (x402 v2 protocol over the ledger)', () => {
   it('lists what it settles, verifies without moving money, settles once', async () => {
     const supported = (await t.app.inject({ method: 'GET', url: '/x402/facilitator/supported' })).json();
-    expect(supported.kinds.map((k: { network: string }) => k.network)).toEqual(['eip155:8453', 'eip155:1', 'eip155:84532']);
+    expect(supported.kinds.map((k: { network: string }) => k.network)).toEqual(['eip155:84532']);
     const req = requirement();
-    const payment = await signAuthorization(payer, req, 8453);
+    const payment = await signAuthorization(payer, req, 84532);
     const body = { x402Version: 2, paymentPayload: payment, paymentRequirements: req };
     const before = await systemBalance('sandbox', 'USDC', 'fee_revenue');
     expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: body })).json()).toEqual({ isValid: true, payer: payer.address });
     expect(await systemBalance('sandbox', 'USDC', 'fee_revenue')).toBe(before);
     const settled = (await t.app.inject({ method: 'POST', url: '/x402/facilitator/settle', payload: body })).json();
-    expect(settled).toMatchObject({ success: true, payer: payer.address, network: 'eip155:8453', amount: '25000' });
+    expect(settled).toMatchObject({ success: true, payer: payer.address, network: 'eip155:84532', amount: '25000' });
     expect(Number(await systemBalance('sandbox', 'USDC', 'fee_revenue')) - Number(before)).toBeCloseTo(0.025, 6);
     expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/settle', payload: body })).json()).toMatchObject({ success: false, errorReason: 'PAYMENT_NONCE_USED' });
     expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: body })).json()).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_NONCE_USED' });
     const elsewhere = { ...req, payTo: payer.address };
     const v = (await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: { ...body, paymentRequirements: elsewhere } })).json();
     expect(v).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_WRONG_PAYEE' });
-    const rich = await signAuthorization(payer, requirement('5000000'), 8453);
+    const rich = await signAuthorization(payer, requirement('5000000'), 84532);
     expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: { x402Version: 2, paymentPayload: rich, paymentRequirements: requirement('5000000') } })).json()).toMatchObject({
       isValid: false,
       invalidReason: 'PAYMENT_INSUFFICIENT_FUNDS',
     });
   });
+
+  it('refuses authorizations signed for a main network (Base, Ethereum): test networks only, with a clear reason, nothing settled', async () => {
+    const before = await systemBalance('sandbox', 'USDC', 'fee_revenue');
+    for (const [network, chainId] of [
+      ['eip155:8453', 8453],
+      ['eip155:1', 1],
+    ] as const) {
+      const req = { ...requirement('25000', network), asset: network === 'eip155:1' ? '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' : '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' };
+      const body = { x402Version: 2, paymentPayload: await signAuthorization(payer, req, chainId), paymentRequirements: req };
+      const v = (await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: body })).json();
+      expect(v).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_NETWORK_NOT_SUPPORTED' });
+      expect(v.invalidMessage).toMatch(/main network: the sandbox takes test networks only/);
+      expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/settle', payload: body })).json()).toMatchObject({ success: false, errorReason: 'PAYMENT_NETWORK_NOT_SUPPORTED' });
+    }
+    // Nor can a sandbox key price a route on a main network.
+    const op = await createTestUser({ admin: true });
+    const r = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'x' } });
+    expect([r.statusCode, r.json().errors[0].code]).toEqual([422, 'PAYMENT_NETWORK_NOT_SUPPORTED']);
+    expect(await systemBalance('sandbox', 'USDC', 'fee_revenue')).toBe(before);
+  });
 });
 
-describe('production payments through an x402 facilitator (the HTTP adapter, here pointed at the sandbox facilitator on loopback)', () => {
+describe('production payments through an x402 facilitator (the HTTP adapter, here pointed at a main-network facilitator stand-in on loopback)', () => {
   it('without a payee and facilitator configured, production refuses to monetize: 503', async () => {
     const op = await createTestUser({ admin: true, environment: 'production' });
     const r = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'x' } });
@@ -68,23 +88,24 @@ describe('production payments through an x402 facilitator (the HTTP adapter, her
   });
 
   it('verifies and settles with the facilitator, then books the arrival: settlement account to fee revenue', async () => {
-    process.env.X402_FACILITATOR_URL = `${base}/x402/facilitator`;
+    process.env.X402_FACILITATOR_URL = mainnetFacilitator.url;
     process.env.X402_PAY_TO_ADDRESS = PAY_TO;
     const op = await createTestUser({ admin: true, environment: 'production' });
     const live = await createTestUser({ environment: 'production' });
     const reg = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'Account list' } });
     expect(reg.statusCode, reg.body).toBe(201);
     const status = (await t.app.inject({ method: 'GET', url: '/x402/status', headers: live.headers })).json().data;
-    expect(status.facilitator).toMatchObject({ name: 'x402-facilitator', url: `${base}/x402/facilitator`, reachable: true });
+    expect(status.facilitator).toMatchObject({ name: 'x402-facilitator', url: mainnetFacilitator.url, reachable: true });
     const unpaid = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: live.headers });
     expect(unpaid.statusCode).toBe(402);
-    expect(unpaid.headers['x-payment-facilitator']).toBe(`${base}/x402/facilitator`);
+    expect(unpaid.headers['x-payment-facilitator']).toBe(mainnetFacilitator.url);
     const before = [await systemBalance('production', 'USDC', 'fee_revenue'), await systemBalance('production', 'USDC', 'settlement')];
     const payment = await payWithClient(payer, requiredFrom(unpaid.headers));
     const paid = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: { ...live.headers, ...paymentHeader(payment) } });
     expect(paid.statusCode, paid.body).toBe(200);
     expect(decodePaymentResponseHeader(String(paid.headers['payment-response']))).toMatchObject({ success: true, network: 'eip155:8453', amount: '20000' });
     expect(Number(await systemBalance('production', 'USDC', 'fee_revenue')) - Number(before[0])).toBeCloseTo(0.02, 6);
+    expect(mainnetFacilitator.settled).toBe(1);
     // The facilitator refuses a second settlement of the same authorization; production records it failed and serves nothing.
     const again = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: { ...live.headers, ...paymentHeader(payment) } });
     expect(again.statusCode).toBe(402);
