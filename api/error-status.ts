@@ -117,6 +117,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   TELLER_ALREADY_ASSIGNED: 409,
   // 409: a group or loan not in the state the change needs (docs/microfinance-loans.md).
   MF_INVALID_STATE: 409,
+  MF_MEMBERS_PENDING: 409,
   // 410: a signed download link past its expiry (a fresh one comes with the generation).
   LINK_EXPIRED: 410,
   // 503: a dependency is not available; nothing was done.

@@ -2,6 +2,12 @@
  * Joint-liability groups (Fineract "groups"): a leader and members of one tenant and environment,
  * each with the account their loans are paid into and repaid from.
  *
+ * Consent: nobody becomes liable for others' loans without saying so. The creator (the leader) joins
+ * at creation with an account of their own; everyone else is invited and joins by accepting, when
+ * they choose their account (acceptInvitation), or declines. Only accepted members are drawn on for
+ * arrears; a group is activated only once no invitation is open and enough members accepted. A
+ * member sees the members' roles and statuses, and only their own account; operators see all.
+ *
  * Guarantee fund: a customer account (accounts row, type savings) opened for the group at creation,
  * owned by the leader as custodian, named "<group> guarantee fund" and tagged in its metadata
  * ({ mf_group_id, purpose: 'mf_guarantee_fund' }). Members fund it with ordinary transfers, so its
@@ -18,12 +24,16 @@ import { newId } from '../platform/ids';
 
 export type GroupStatus = 'pending' | 'active' | 'closed';
 export type MemberRole = 'leader' | 'member';
+export type MemberStatus = 'invited' | 'accepted' | 'declined';
 
 export interface GroupMember {
   userId: string;
-  accountId: string;
+  /** The member's account: null while invited, and hidden (null) from other customers. */
+  accountId: string | null;
   role: MemberRole;
+  status: MemberStatus;
   joinedAt: Date;
+  respondedAt: Date | null;
 }
 
 export interface Group {
@@ -59,9 +69,10 @@ type GroupRow = {
   id: string; environment: Environment; tenant_id: string | null; name: string; liability_type: 'joint'; status: GroupStatus;
   guarantee_account_id: string | null; created_by: string; created_at: Date; activated_at: Date | null; closed_at: Date | null;
 };
-type MemberRow = { group_id: string; user_id: string; account_id: string; role: MemberRole; joined_at: Date };
+type MemberRow = { group_id: string; user_id: string; account_id: string | null; role: MemberRole; status: MemberStatus; joined_at: Date; responded_at: Date | null };
 
-async function withMembers(rows: GroupRow[], client: Queryable): Promise<Group[]> {
+/** `viewer`: the customer reading (others' accounts hidden); omitted for operators and internal reads. */
+async function withMembers(rows: GroupRow[], client: Queryable, viewer?: string): Promise<Group[]> {
   if (rows.length === 0) return [];
   const m = await client.query<MemberRow>(
     `SELECT * FROM mf_group_members WHERE group_id = ANY($1::text[]) ORDER BY (role = 'leader') DESC, joined_at, user_id`,
@@ -70,7 +81,16 @@ async function withMembers(rows: GroupRow[], client: Queryable): Promise<Group[]
   return rows.map((r) => ({
     id: r.id, environment: r.environment, tenantId: r.tenant_id, name: r.name, liabilityType: r.liability_type, status: r.status,
     guaranteeAccountId: r.guarantee_account_id, createdBy: r.created_by, createdAt: r.created_at, activatedAt: r.activated_at, closedAt: r.closed_at,
-    members: m.rows.filter((x) => x.group_id === r.id).map((x) => ({ userId: x.user_id, accountId: x.account_id, role: x.role, joinedAt: x.joined_at })),
+    members: m.rows
+      .filter((x) => x.group_id === r.id)
+      .map((x) => ({
+        userId: x.user_id,
+        accountId: viewer === undefined || viewer === x.user_id ? x.account_id : null,
+        role: x.role,
+        status: x.status,
+        joinedAt: x.joined_at,
+        respondedAt: x.responded_at,
+      })),
   }));
 }
 
@@ -84,7 +104,7 @@ export async function getGroup(p: Principal, id: string, client: Queryable = get
     [id, p.environment, p.isAdmin, p.userId],
   );
   if (!rows[0]) throw notFound(id);
-  return (await withMembers(rows, client))[0];
+  return (await withMembers(rows, client, p.isAdmin ? undefined : p.userId))[0];
 }
 
 export async function listGroups(p: Principal, page: { limit: number; offset: number }): Promise<{ items: Group[]; total: number }> {
@@ -95,14 +115,16 @@ export async function listGroups(p: Principal, page: { limit: number; offset: nu
     [p.environment, p.isAdmin, p.userId, page.limit, page.offset],
   );
   const total = rows[0] ? Number(rows[0].total) : (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM mf_groups g WHERE ${where}`, [p.environment, p.isAdmin, p.userId])).rows[0].n;
-  return { items: await withMembers(rows, pool), total };
+  return { items: await withMembers(rows, pool, p.isAdmin ? undefined : p.userId), total };
 }
 
 /**
  * Creates a pending group. The creator is its leader (added when not listed; an operator may
- * instead name a leader among the members). Members: existing users of the creator's tenant with an
- * active account in the environment (the one given, else their oldest active one); no duplicates;
- * size within MICROFINANCE_GROUP_MIN/MAX_MEMBERS. Opens the guarantee fund account.
+ * instead name a leader among the members) and joins with an active account of their own (the one
+ * given, else their oldest). Everyone else is invited: existing users of the creator's tenant (an
+ * unknown user and another tenant's get the same answer); an account is theirs to choose when they
+ * accept, so naming one for them is refused. No duplicates; size within
+ * MICROFINANCE_GROUP_MIN/MAX_MEMBERS. Opens the guarantee fund account.
  */
 export async function createGroup(p: Principal, input: { name: string; members: MemberInput[]; liabilityType?: 'joint' }): Promise<Group> {
   const name = input.name.trim();
@@ -111,6 +133,9 @@ export async function createGroup(p: Principal, input: { name: string; members: 
   input.members.forEach((m, i) => {
     if (seen.has(m.userId)) throw new DomainError('MF_DUPLICATE_MEMBER', `user ${m.userId} is listed twice`, `/members/${i}`);
     seen.add(m.userId);
+    if (m.accountId !== undefined && m.userId !== p.userId) {
+      throw new DomainError('VALIDATION_ERROR', 'an invited member chooses their own account when accepting; account_id is only for yourself', `/members/${i}/account_id`);
+    }
   });
   const members = input.members.map((m) => ({ ...m, role: m.role ?? 'member' }));
   const self = members.find((m) => m.userId === p.userId);
@@ -126,21 +151,15 @@ export async function createGroup(p: Principal, input: { name: string; members: 
   return withTransaction(async (c) => {
     const creator = await c.query<{ tenant_id: string | null }>('SELECT tenant_id FROM users WHERE id = $1', [p.userId]);
     const tenantId = creator.rows[0]?.tenant_id ?? null;
-    const resolved: Array<{ userId: string; accountId: string; role: MemberRole }> = [];
+    const resolved: Array<{ userId: string; accountId: string | null; role: MemberRole; status: MemberStatus }> = [];
     for (const [i, m] of members.entries()) {
       const pointer = `/members/${Math.max(0, input.members.findIndex((x) => x.userId === m.userId))}`;
       const u = await c.query('SELECT 1 FROM users WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2', [m.userId, tenantId]);
       // Unknown and another tenant's user get the same answer: nothing about other tenants leaks.
       if (u.rowCount === 0) throw new DomainError('MF_MEMBER_NOT_FOUND', `user ${m.userId} is not a customer here`, pointer);
-      const a = await c.query<{ id: string }>(
-        `SELECT id FROM accounts WHERE user_id = $1 AND environment = $2 AND status = 'active' AND ($3::text IS NULL OR id = $3)
-         ORDER BY created_at, id LIMIT 1`,
-        [m.userId, p.environment, m.accountId ?? null],
-      );
-      if (!a.rows[0]) {
-        throw new DomainError('MF_MEMBER_ACCOUNT_REQUIRED', `user ${m.userId} has no ${m.accountId ? 'such ' : ''}active account in ${p.environment}`, m.accountId ? `${pointer}/account_id` : pointer);
-      }
-      resolved[i] = { userId: m.userId, accountId: a.rows[0].id, role: m.role };
+      // Only the creator joins now (with an account of their own); the others are invited.
+      const joins = m.userId === p.userId;
+      resolved[i] = { userId: m.userId, accountId: joins ? await memberAccount(c, m.userId, p.environment, m.accountId, `${pointer}/account_id`) : null, role: m.role, status: joins ? 'accepted' : 'invited' };
     }
     const id = newId('mfg');
     const leader = resolved.find((m) => m.role === 'leader')!;
@@ -156,11 +175,47 @@ export async function createGroup(p: Principal, input: { name: string; members: 
       // Joining order is the listed order (joint liability asks members in it): joined_at is the
       // transaction's time plus i milliseconds, since the column keeps milliseconds only.
       await c.query(
-        `INSERT INTO mf_group_members (group_id, user_id, account_id, role, joined_at) VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond')`,
-        [id, m.userId, m.accountId, m.role, resolved.indexOf(m)],
+        `INSERT INTO mf_group_members (group_id, user_id, account_id, role, status, responded_at, joined_at)
+         VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'accepted' THEN now() END, now() + $6 * interval '1 millisecond')`,
+        [id, m.userId, m.accountId, m.role, m.status, resolved.indexOf(m)],
       );
     }
-    return getGroup({ ...p, isAdmin: true }, id, c);
+    return getGroup(p, id, c);
+  });
+}
+
+/** The member's active account in the environment (the one named, else their oldest), or 422 MF_MEMBER_ACCOUNT_REQUIRED. */
+async function memberAccount(c: Queryable, userId: string, environment: Environment, accountId: string | undefined, pointer: string): Promise<string> {
+  const a = await c.query<{ id: string }>(
+    `SELECT id FROM accounts WHERE user_id = $1 AND environment = $2 AND status = 'active' AND ($3::text IS NULL OR id = $3)
+     ORDER BY created_at, id LIMIT 1`,
+    [userId, environment, accountId ?? null],
+  );
+  if (!a.rows[0]) throw new DomainError('MF_MEMBER_ACCOUNT_REQUIRED', `${accountId ? 'that is not one of your active accounts' : `you have no active account`} in ${environment}`, accountId ? pointer : undefined);
+  return a.rows[0].id;
+}
+
+/**
+ * The invited customer answers. Accepting makes them liable for the group's loans with the account
+ * they choose (named, else their oldest active one): joined now. Declining is final. Answering
+ * again the same way is answered alike; a group no longer pending takes no answer.
+ */
+export async function answerInvitation(p: Principal, id: string, answer: { accept: true; accountId?: string } | { accept: false }): Promise<Group> {
+  return withTransaction(async (c) => {
+    const g = await getGroup(p, id, c, true);
+    const me = g.members.find((m) => m.userId === p.userId);
+    if (!me) throw notFound(id);
+    const wanted: MemberStatus = answer.accept ? 'accepted' : 'declined';
+    if (me.status === wanted) return g;
+    if (me.status !== 'invited') throw new DomainError('MF_INVALID_STATE', `you have already ${me.status} this group`);
+    if (g.status !== 'pending') throw new DomainError('MF_INVALID_STATE', `group is ${g.status}`);
+    const accountId = answer.accept ? await memberAccount(c, p.userId, p.environment, answer.accountId, '/account_id') : null;
+    await c.query(
+      `UPDATE mf_group_members SET status = $3, account_id = $4, responded_at = now(), joined_at = CASE WHEN $3 = 'accepted' THEN now() ELSE joined_at END
+        WHERE group_id = $1 AND user_id = $2`,
+      [id, p.userId, wanted, accountId],
+    );
+    return getGroup(p, id, c);
   });
 }
 
@@ -177,6 +232,11 @@ export async function activateGroup(p: Principal, id: string): Promise<Group> {
   return transition(p, id, async (g, c) => {
     if (g.status === 'active') return;
     if (g.status !== 'pending') throw new DomainError('MF_INVALID_STATE', `group is ${g.status}`);
+    const open = g.members.filter((m) => m.status === 'invited').length;
+    if (open > 0) throw new DomainError('MF_MEMBERS_PENDING', `${open} invited member(s) have not answered; a group is activated once every invitation is answered`);
+    const accepted = g.members.filter((m) => m.status === 'accepted').length;
+    const { min } = groupSizeLimits();
+    if (accepted < min) throw new DomainError('MF_GROUP_SIZE', `a group needs ${min} accepted members (has ${accepted})`, undefined, { min });
     await c.query(`UPDATE mf_groups SET status = 'active', activated_at = now() WHERE id = $1`, [id]);
   });
 }

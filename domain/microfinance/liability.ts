@@ -5,7 +5,7 @@
  * An instalment is in arrears from the day after its due date; once it is more than the loan's
  * arrears_tolerance_days overdue (days past due > tolerance), the group covers what is owed on it
  * (and on any older unpaid instalment): first the group's guarantee fund, then the other members in
- * order (the leader first, then by joining date), each paying what it can up to what remains, from
+ * order (the leader first, then by joining date; accepted members only), each paying what it can up to what remains, from
  * the available balance of its account in the loan's currency. Each payer's cover is one
  * repayment (source guarantee_fund or group_member) with its ledger entry, allocated like any
  * repayment but never beyond the overdue instalment. Members are notified (notifications feed).
@@ -61,7 +61,7 @@ export async function reviewLoan(loanId: string, nowMs: number, workflowId: stri
              FROM mf_groups g JOIN accounts a ON a.id = g.guarantee_account_id WHERE g.id = $1
            UNION ALL
            SELECT 'group_member', m.account_id, m.user_id, CASE WHEN m.role = 'leader' THEN 1 ELSE 2 END, m.joined_at
-             FROM mf_group_members m WHERE m.group_id = $1 AND m.user_id <> $2) p
+             FROM mf_group_members m WHERE m.group_id = $1 AND m.user_id <> $2 AND m.status = 'accepted') p
          ORDER BY rank, joined_at, user_id`,
         [loan.groupId, loan.userId],
       );
@@ -95,7 +95,7 @@ async function notifyMembers(loan: Loan, repaymentId: string, source: RepaymentS
   await c.query(
     `INSERT INTO notifications (id, user_id, environment, event_id, event_type, title, body, data)
      SELECT 'ntf_' || replace(gen_random_uuid()::text, '-', ''), m.user_id, $2, $3, 'microfinance.joint_liability', 'Group loan instalment covered', $4, $5
-       FROM mf_group_members m WHERE m.group_id = $1
+       FROM mf_group_members m WHERE m.group_id = $1 AND m.status = 'accepted'
      ON CONFLICT (event_id, user_id) DO NOTHING`,
     [loan.groupId, loan.environment, repaymentId, `Instalment ${instalment} of a group loan was overdue; ${amount} ${loan.currency} was covered by ${from}.`,
       JSON.stringify({ loan_id: loan.id, repayment_id: repaymentId, source, amount, currency: loan.currency, instalment })],

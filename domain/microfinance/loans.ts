@@ -102,8 +102,10 @@ export async function applyForLoan(p: Principal, groupId: string, input: { produ
     const group = await getGroup(p, groupId, c, true);
     if (group.status !== 'active') throw new DomainError('MF_INVALID_STATE', `group is ${group.status}`);
     const borrowerId = input.userId ?? p.userId;
-    const member = group.members.find((m) => m.userId === borrowerId);
+    const member = group.members.find((m) => m.userId === borrowerId && m.status === 'accepted');
     if (!member) throw new DomainError('MF_MEMBER_NOT_FOUND', `user ${borrowerId} is not a member of the group`, '/user_id');
+    // The borrower's own account (the group view hides other members' accounts from customers).
+    const { rows: acct } = await c.query<{ account_id: string }>('SELECT account_id FROM mf_group_members WHERE group_id = $1 AND user_id = $2', [groupId, borrowerId]);
     const caller = group.members.find((m) => m.userId === p.userId);
     if (borrowerId !== p.userId && !p.isAdmin && caller?.role !== 'leader') {
       throw new DomainError('MF_LEADER_REQUIRED', 'only the group leader applies on behalf of another member', '/user_id');
@@ -120,7 +122,7 @@ export async function applyForLoan(p: Principal, groupId: string, input: { produ
       `INSERT INTO mf_loans (id, environment, group_id, user_id, account_id, product_id, currency, principal, annual_interest_rate, interest_method,
          term_instalments, repayment_frequency, grace_instalments, arrears_tolerance_days, workflow_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-      [id, p.environment, groupId, borrowerId, member.accountId, product.id, product.currency, principal, product.annualInterestRate, product.interestMethod,
+      [id, p.environment, groupId, borrowerId, acct[0].account_id, product.id, product.currency, principal, product.annualInterestRate, product.interestMethod,
         product.termInstalments, product.repaymentFrequency, product.graceInstalments, product.arrearsToleranceDays, `mf-loan-${id}`],
     );
     return (await loadLoan(id, c))!;

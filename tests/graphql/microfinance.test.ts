@@ -19,7 +19,7 @@ let productId: string;
 let groupId: string;
 let loanId: string;
 
-const GROUP = 'id name liabilityType status guaranteeAccountId createdBy members { userId accountId role joinedAt } createdAt activatedAt closedAt';
+const GROUP = 'id name liabilityType status guaranteeAccountId createdBy members { userId accountId role status joinedAt respondedAt } createdAt activatedAt closedAt';
 const LOAN =
   'id groupId userId accountId productId currency principal annualInterestRate interestMethod termInstalments repaymentFrequency graceInstalments arrearsToleranceDays status disbursementEntryId writeOffEntryId disbursedOn approvedBy createdAt approvedAt disbursedAt closedAt writtenOffAt';
 const INSTALMENT = 'number dueDate principalDue interestDue feeDue totalDue principalPaid interestPaid feePaid totalPaid paidOn';
@@ -58,12 +58,21 @@ describe('groups and loan products over GraphQL', () => {
   it('creates a group through the domain: the REST answer is the same group; operators activate it', async () => {
     const created = (
       await gqlOk(t, `mutation ($input: CreateMicrofinanceGroupInput!) { createMicrofinanceGroup(input: $input) { ${GROUP} } }`, {
-        input: { name: 'Umoja', members: [{ userId: borrower.userId, accountId: acct.borrower }, { userId: member.userId }] },
+        input: { name: 'Umoja', members: [{ userId: borrower.userId }, { userId: member.userId }] },
       })
     ).createMicrofinanceGroup;
     groupId = created.id;
     expect(created).toMatchObject({ status: 'pending', liabilityType: 'joint', createdBy: leader.userId });
-    expect(created.members.map((m: { userId: string; role: string }) => [m.userId, m.role])).toEqual([[leader.userId, 'leader'], [borrower.userId, 'member'], [member.userId, 'member']]);
+    expect(created.members.map((m: { userId: string; role: string; status: string }) => [m.userId, m.role, m.status])).toEqual([
+      [leader.userId, 'leader', 'accepted'],
+      [borrower.userId, 'member', 'invited'],
+      [member.userId, 'member', 'invited'],
+    ]);
+    // The invited answer: the borrower over GraphQL (choosing the account), the member over REST.
+    const accepted = (await gqlOk(t, `mutation ($id: ID!, $a: ID) { acceptMicrofinanceGroupInvitation(id: $id, accountId: $a) { ${GROUP} } }`, { id: groupId, a: acct.borrower }, borrower.headers))
+      .acceptMicrofinanceGroupInvitation;
+    expect(accepted.members.find((m: { userId: string }) => m.userId === borrower.userId)).toMatchObject({ status: 'accepted', accountId: acct.borrower });
+    expect((await post(t, member.headers, `/groups/${groupId}/accept`)).statusCode).toBe(200);
 
     const viaRest = (await get(t, member.headers, `/groups/${groupId}`)).json().data;
     const viaGql = (await gqlOk(t, `query ($id: ID!) { microfinanceGroup(id: $id) { ${GROUP} } }`, { id: groupId }, member.headers)).microfinanceGroup;

@@ -18,35 +18,66 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('groups', () => {
-  it('the creator leads; members get their oldest active account; a guarantee fund account is opened; operators activate', async () => {
+  it('the creator leads and joins; the others are invited and join by accepting with an account they choose; a guarantee fund account is opened; operators activate once every invitation is answered', async () => {
     const second = await openAccount(t, users[1]);
-    const r = await post(t, t.headers, '/groups', { name: 'Women of Kibera', liability_type: 'joint', members: [users[1].userId, { user_id: users[2].userId, account_id: accounts[2] }] });
+    const r = await post(t, t.headers, '/groups', { name: 'Women of Kibera', liability_type: 'joint', members: [users[1].userId, { user_id: users[2].userId }] });
     expect(r.statusCode, r.body).toBe(201);
     const g = r.json().data;
     expect(g).toMatchObject({ status: 'pending', liability_type: 'joint', created_by: t.user.userId });
     expect(g.members).toEqual([
-      expect.objectContaining({ user_id: t.user.userId, role: 'leader', account_id: accounts[0] }),
-      expect.objectContaining({ user_id: users[1].userId, role: 'member', account_id: accounts[1] }),
-      expect.objectContaining({ user_id: users[2].userId, role: 'member', account_id: accounts[2] }),
+      expect.objectContaining({ user_id: t.user.userId, role: 'leader', status: 'accepted', account_id: accounts[0] }),
+      expect.objectContaining({ user_id: users[1].userId, role: 'member', status: 'invited', account_id: null }),
+      expect.objectContaining({ user_id: users[2].userId, role: 'member', status: 'invited', account_id: null }),
     ]);
-    expect(second).not.toBe(accounts[1]);
     const fund = await getPool().query('SELECT user_id, type, metadata FROM accounts WHERE id = $1', [g.guarantee_account_id]);
     expect(fund.rows[0]).toMatchObject({ user_id: t.user.userId, type: 'savings', metadata: { mf_group_id: g.id, purpose: 'mf_guarantee_fund' } });
 
-    // Members see it; an outsider gets 404; operators see all.
+    // Invitees see it (to answer); an outsider gets 404; operators see all.
     expect((await get(t, users[1].headers, `/groups/${g.id}`)).statusCode).toBe(200);
     expect((await get(t, users[3].headers, `/groups/${g.id}`)).json().errors[0].code).toBe('MF_GROUP_NOT_FOUND');
     expect((await get(t, users[3].headers, `/groups/${g.id}`)).statusCode).toBe(404);
     expect((await get(t, users[3].headers, '/groups')).json().data.map((x: { id: string }) => x.id)).not.toContain(g.id);
     expect((await get(t, users[2].headers, '/groups')).json().data.map((x: { id: string }) => x.id)).toContain(g.id);
 
+    // Not before everyone answered; an outsider cannot answer for anyone.
+    expect((await post(t, op.headers, `/groups/${g.id}/activate`)).json().errors[0].code).toBe('MF_MEMBERS_PENDING');
+    expect((await post(t, users[3].headers, `/groups/${g.id}/accept`)).statusCode).toBe(404);
+    // users[1] accepts with their second account; users[2] with their oldest (the default).
+    const one = await post(t, users[1].headers, `/groups/${g.id}/accept`, { account_id: second });
+    expect(one.statusCode, one.body).toBe(200);
+    expect(one.json().data.members.find((m: { user_id: string }) => m.user_id === users[1].userId)).toMatchObject({ status: 'accepted', account_id: second });
+    expect((await post(t, users[1].headers, `/groups/${g.id}/accept`, { account_id: second })).statusCode).toBe(200);
+    expect((await post(t, users[2].headers, `/groups/${g.id}/accept`, { account_id: accounts[3] })).json().errors[0]).toMatchObject({ code: 'MF_MEMBER_ACCOUNT_REQUIRED', source: { pointer: '/account_id' } });
+    expect((await post(t, users[2].headers, `/groups/${g.id}/accept`)).statusCode).toBe(200);
+    // A member sees their own account and nobody else's; operators see every account.
+    const seen = (await get(t, users[2].headers, `/groups/${g.id}`)).json().data.members;
+    expect(seen.map((m: { user_id: string; account_id: string | null }) => m.account_id)).toEqual([null, null, accounts[2]]);
+    const byOperator = (await get(t, op.headers, `/groups/${g.id}`)).json().data.members;
+    expect(byOperator.map((m: { account_id: string | null }) => m.account_id)).toEqual([accounts[0], second, accounts[2]]);
+
     expect((await post(t, t.headers, `/groups/${g.id}/activate`)).statusCode).toBe(403);
     const a = await post(t, op.headers, `/groups/${g.id}/activate`);
     expect(a.statusCode, a.body).toBe(200);
     expect(a.json().data.status).toBe('active');
+    // The group is no longer pending: no answer changes it.
+    expect((await post(t, users[2].headers, `/groups/${g.id}/decline`)).json().errors[0].code).toBe('MF_INVALID_STATE');
     const c = await post(t, op.headers, `/groups/${g.id}/close`);
     expect(c.json().data.status).toBe('closed');
     expect((await post(t, op.headers, `/groups/${g.id}/activate`)).statusCode).toBe(409);
+  });
+
+  it('nobody is made liable without consent: a declined member is never drawn on, and a group left short cannot be activated', async () => {
+    const r = await post(t, t.headers, '/groups', { name: 'Harambee', members: [users[1].userId, users[2].userId] });
+    const g = r.json().data;
+    expect((await post(t, users[1].headers, `/groups/${g.id}/accept`)).statusCode).toBe(200);
+    const declined = await post(t, users[2].headers, `/groups/${g.id}/decline`);
+    expect(declined.json().data.members.find((m: { user_id: string }) => m.user_id === users[2].userId)).toMatchObject({ status: 'declined', account_id: null });
+    // Declining is final.
+    expect((await post(t, users[2].headers, `/groups/${g.id}/accept`)).json().errors[0].code).toBe('MF_INVALID_STATE');
+    const short = await post(t, op.headers, `/groups/${g.id}/activate`);
+    expect([short.statusCode, short.json().errors[0].code]).toEqual([422, 'MF_GROUP_SIZE']);
+    const { rows } = await getPool().query(`SELECT user_id, account_id, status FROM mf_group_members WHERE group_id = $1 ORDER BY joined_at`, [g.id]);
+    expect(rows.find((m: { user_id: string }) => m.user_id === users[2].userId)).toMatchObject({ account_id: null, status: 'declined' });
   });
 
   it('refuses too few or too many members, duplicates, unknown users and other tenants’ users, and accounts not theirs', async () => {
@@ -64,9 +95,10 @@ describe('groups', () => {
     }
     await refuse({ name: 'Dup', members: [users[1].userId, { user_id: users[1].userId }] }, 'MF_DUPLICATE_MEMBER');
     await refuse({ name: 'Ghost', members: [users[1].userId, `usr_${'0'.repeat(32)}`] }, 'MF_MEMBER_NOT_FOUND');
-    await refuse({ name: 'Foreign acct', members: [users[1].userId, { user_id: users[2].userId, account_id: accounts[3] }] }, 'MF_MEMBER_ACCOUNT_REQUIRED');
-    const noAccount = await createTestUser();
-    await refuse({ name: 'No account', members: [users[1].userId, noAccount.userId] }, 'MF_MEMBER_ACCOUNT_REQUIRED');
+    // Another member's account is theirs to choose when accepting (naming one, even their own, is refused);
+    // the creator's own account_id must be one of the creator's accounts.
+    await refuse({ name: 'Foreign acct', members: [users[1].userId, { user_id: users[2].userId, account_id: accounts[2] }] }, 'VALIDATION_ERROR');
+    await refuse({ name: 'Not mine', members: [{ user_id: t.user.userId, account_id: accounts[3] }, users[1].userId, users[2].userId] }, 'MF_MEMBER_ACCOUNT_REQUIRED');
 
     // A user of a partner tenant is not a customer of the platform's own groups (same answer as unknown).
     const tenant = newId('ten');

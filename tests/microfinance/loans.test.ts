@@ -32,6 +32,9 @@ beforeAll(async () => {
   expect(g.statusCode, g.body).toBe(201);
   groupId = g.json().data.id;
   fundId = g.json().data.guarantee_account_id;
+  // Each invited member joins by accepting, with their account.
+  expect((await post(t, borrower.headers, `/groups/${groupId}/accept`, { account_id: acct.borrower })).statusCode).toBe(200);
+  expect((await post(t, member.headers, `/groups/${groupId}/accept`, { account_id: acct.member })).statusCode).toBe(200);
   const dep = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${fundId}/deposit`, headers: leader.headers, payload: { amount: '50.00', asset_code: 'USD' } });
   expect(dep.statusCode).toBe(201);
   expect((await post(t, op.headers, `/groups/${groupId}/activate`)).statusCode).toBe(200);

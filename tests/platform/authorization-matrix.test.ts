@@ -335,13 +335,18 @@ beforeAll(async () => {
   fixtures.push({ prefix: '/api/v1/microfinance/loans/:id/provision', params: { id: mfLoan } });
   aIds.add(mfLoan);
   // A leads a joint-liability group with two other customers and has applied for a loan in it (tests/microfinance/loans.test.ts).
-  const mfMembers: string[] = [];
+  const mfMembers: TestUser[] = [];
   for (let i = 0; i < 2; i++) {
     const u = await createTestUser();
     await create('/api/v2/accounts', { name: 'mf member' }, u.headers);
-    mfMembers.push(u.userId);
+    mfMembers.push(u);
   }
-  const mfGroupReal = (await create('/api/v1/microfinance/groups', { name: 'matrix group', members: mfMembers })).id as string;
+  const mfGroupReal = (await create('/api/v1/microfinance/groups', { name: 'matrix group', members: mfMembers.map((u) => u.userId) })).id as string;
+  // The invited members accept (each with their own account) before an operator activates.
+  for (const u of mfMembers) {
+    const accepted = await t.app.inject({ method: 'POST', url: `/api/v1/microfinance/groups/${mfGroupReal}/accept`, headers: u.headers, payload: {} });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+  }
   await create(`/api/v1/microfinance/groups/${mfGroupReal}/activate`, {}, operator.headers);
   const mfProductReal = (await create('/api/v1/microfinance/loan-products', {
     name: 'matrix', currency: 'USD', principal_min: '1.00', principal_max: '100.00', annual_interest_rate: '0.12', interest_method: 'flat', term_instalments: 2, repayment_frequency: 'monthly',

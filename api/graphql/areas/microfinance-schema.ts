@@ -9,11 +9,14 @@ import { PAGE_ARGS, paginatorOf } from '../pagination';
 export const microfinanceTypeDefs = /* GraphQL */ `
   type MicrofinanceGroupMember {
     userId: ID!
-    "The member's account: loans are disbursed into it and repaid from it."
-    accountId: ID!
+    "The member's account: loans are disbursed into it and repaid from it. Null while invited, and shown only to operators and to that member."
+    accountId: ID
     "leader or member."
     role: String!
+    "invited, accepted or declined: a member is liable for the others only once accepted."
+    status: String!
     joinedAt: DateTime!
+    respondedAt: DateTime
   }
 
   "A joint-liability group: its members guarantee each other's loans (arrears are covered by members, then the guarantee fund)."
@@ -298,9 +301,13 @@ export const microfinanceTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    "Creates a joint-liability group led by the caller; it starts pending."
+    "Creates a joint-liability group led by the caller; it starts pending, the other members invited."
     createMicrofinanceGroup(input: CreateMicrofinanceGroupInput!): MicrofinanceGroup!
-    "Operators."
+    "The invited caller accepts: liable for the group's loans from now, with one of their accounts (default: their oldest active one)."
+    acceptMicrofinanceGroupInvitation(id: ID!, accountId: ID): MicrofinanceGroup!
+    "The invited caller declines (final)."
+    declineMicrofinanceGroupInvitation(id: ID!): MicrofinanceGroup!
+    "Operators: once every invitation is answered."
     activateMicrofinanceGroup(id: ID!): MicrofinanceGroup!
     "Operators: a group with no open loan."
     closeMicrofinanceGroup(id: ID!): MicrofinanceGroup!

@@ -7,7 +7,7 @@
  * are whole (a group's loans, a schedule, the report) are one page here.
  */
 import type { FastifyInstance } from 'fastify';
-import { activateGroup, closeGroup, createGroup, getGroup, listGroups } from '../../../domain/microfinance/groups';
+import { activateGroup, answerInvitation, closeGroup, createGroup, getGroup, listGroups } from '../../../domain/microfinance/groups';
 import { applyForLoan, approveLoan, disburseLoan, getLoan, listGroupLoans, rejectLoan, repayLoan, writeOffLoan, type Loan } from '../../../domain/microfinance/loans';
 import { createLoanProduct, listLoanProducts } from '../../../domain/microfinance/products';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../../../domain/microfinance/provisioning';
 import { getLoanView, loanSchedule } from '../../../domain/microfinance/view';
 import type { Principal } from '../../../domain/auth/principal';
-import { applyBody, groupBody, productBody, repaymentBody, TAG } from '../../routes/microfinance/loans-schemas';
+import { acceptBody, applyBody, groupBody, productBody, repaymentBody, TAG } from '../../routes/microfinance/loans-schemas';
 import { policyBody, portfolioQuery, presentPolicy, presentPortfolio, runBody, runsQuery } from '../../routes/microfinance/provisioning-schemas';
 import { as, type GqlContext } from '../context';
 import { pageOf, paginated, paginateList, type PageArgs } from '../pagination';
@@ -106,6 +106,12 @@ export function microfinanceArea(_app: FastifyInstance): GraphQLArea {
           const members = b.members.map((m) => ({ userId: m.user_id, accountId: m.account_id, role: m.role }));
           return createGroup(c.principal, { name: b.name, members, liabilityType: b.liability_type });
         },
+        acceptMicrofinanceGroupInvitation: async (_: unknown, args: Id & { accountId?: string | null }, ctx: GqlContext) => {
+          const c = await write(ctx);
+          const b = restBody<{ account_id?: string }>(acceptBody, args.accountId != null ? { account_id: args.accountId } : {});
+          return answerInvitation(c.principal, args.id, { accept: true, accountId: b.account_id });
+        },
+        declineMicrofinanceGroupInvitation: async (_: unknown, args: Id, ctx: GqlContext) => answerInvitation((await write(ctx)).principal, args.id, { accept: false }),
         activateMicrofinanceGroup: async (_: unknown, args: Id, ctx: GqlContext) => activateGroup((await write(ctx, true)).principal, args.id),
         closeMicrofinanceGroup: async (_: unknown, args: Id, ctx: GqlContext) => closeGroup((await write(ctx, true)).principal, args.id),
         createLoanProduct: async (_: unknown, { input }: Input, ctx: GqlContext) => {

@@ -9,6 +9,8 @@ export const TAG = 'Microfinance';
 const id = { type: 'string', minLength: 1, maxLength: 100 };
 export const idParams = { type: 'object', required: ['id'], properties: { id } };
 export const emptyBody = { type: 'object', additionalProperties: false, properties: {} };
+/** POST /groups/{id}/accept (and GraphQL's acceptMicrofinanceGroupInvitation). */
+export const acceptBody = { type: 'object', additionalProperties: false, properties: { account_id: { type: 'string', minLength: 1, maxLength: 64 } } };
 const nullableTime = { anyOf: [timestamp, { type: 'null' }] };
 const date = { type: 'string', format: 'date' };
 
@@ -48,7 +50,17 @@ export const groupSchema = {
     created_by: { type: 'string' },
     members: {
       type: 'array',
-      items: { type: 'object', properties: { user_id: { type: 'string' }, account_id: { type: 'string' }, role: { type: 'string', enum: ['leader', 'member'] }, joined_at: timestamp } },
+      items: {
+        type: 'object',
+        properties: {
+          user_id: { type: 'string' },
+          account_id: { type: ['string', 'null'], description: "The member's account: null while invited, and shown to operators and to that member only" },
+          role: { type: 'string', enum: ['leader', 'member'] },
+          status: { type: 'string', enum: ['invited', 'accepted', 'declined'], description: 'A member is liable for the others only once accepted' },
+          joined_at: timestamp,
+          responded_at: nullableTime,
+        },
+      },
     },
     created_at: timestamp,
     activated_at: nullableTime,
@@ -59,7 +71,14 @@ export const groupSchema = {
 export function presentGroup(g: Group) {
   return {
     id: g.id, name: g.name, liability_type: g.liabilityType, status: g.status, guarantee_account_id: g.guaranteeAccountId, created_by: g.createdBy,
-    members: g.members.map((m) => ({ user_id: m.userId, account_id: m.accountId, role: m.role, joined_at: m.joinedAt.toISOString() })),
+    members: g.members.map((m) => ({
+      user_id: m.userId,
+      account_id: m.accountId,
+      role: m.role,
+      status: m.status,
+      joined_at: m.joinedAt.toISOString(),
+      responded_at: m.respondedAt?.toISOString() ?? null,
+    })),
     created_at: g.createdAt.toISOString(), activated_at: g.activatedAt?.toISOString() ?? null, closed_at: g.closedAt?.toISOString() ?? null,
   };
 }

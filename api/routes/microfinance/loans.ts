@@ -4,7 +4,7 @@
  * approve, disburse and write off loans; members create groups, apply and repay.
  */
 import type { FastifyInstance } from 'fastify';
-import { activateGroup, closeGroup, createGroup, getGroup, listGroups, type MemberInput } from '../../../domain/microfinance/groups';
+import { activateGroup, answerInvitation, closeGroup, createGroup, getGroup, listGroups, type MemberInput } from '../../../domain/microfinance/groups';
 import { applyForLoan, approveLoan, disburseLoan, listGroupLoans, rejectLoan, repayLoan, writeOffLoan, getLoan } from '../../../domain/microfinance/loans';
 import { createLoanProduct, listLoanProducts, type LoanProductInput } from '../../../domain/microfinance/products';
 import { getLoanView, loanSchedule } from '../../../domain/microfinance/view';
@@ -12,7 +12,7 @@ import { paginate, pageParams } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
 import { principalOf } from '../../types';
 import {
-  TAG, applyBody, emptyBody, groupBody, groupSchema, idParams, instalmentSchema, loanDetailSchema, loanSchema, presentGroup, presentInstalment,
+  TAG, acceptBody, applyBody, emptyBody, groupBody, groupSchema, idParams, instalmentSchema, loanDetailSchema, loanSchema, presentGroup, presentInstalment,
   presentLoan, presentLoanView, presentProduct, productBody, productSchema, repaymentBody,
 } from './loans-schemas';
 
@@ -31,7 +31,7 @@ export function loanRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: [TAG], summary: 'Create a joint-liability group (the caller is its leader)',
-        description: 'Members are users of the caller’s tenant with an active account in this environment (account_id, else their oldest active one); no duplicates; between MICROFINANCE_GROUP_MIN_MEMBERS (3) and MICROFINANCE_GROUP_MAX_MEMBERS (30) members including the leader. A guarantee fund account is opened for the group. The group starts pending; an operator activates it.',
+        description: 'The caller leads and joins with an active account of theirs (account_id on their own entry, else their oldest active one). The other members are users of the caller’s tenant and are invited: each becomes liable only by accepting (POST /groups/{id}/accept, choosing their account then), or declines; account_id for someone else is refused. No duplicates; between MICROFINANCE_GROUP_MIN_MEMBERS (3) and MICROFINANCE_GROUP_MAX_MEMBERS (30) members including the leader. A guarantee fund account is opened for the group. The group starts pending; an operator activates it once every invitation is answered and enough members accepted.',
         body: groupBody, response: { 201: envelope(groupSchema), ...errorResponses },
       },
     },
@@ -54,6 +54,27 @@ export function loanRoutes(app: FastifyInstance) {
     '/groups/:id',
     { schema: { tags: [TAG], summary: 'One group (members and operators)', params: idParams, response: { 200: envelope(groupSchema), ...errorResponses } } },
     async (request) => ({ data: presentGroup(await getGroup(principalOf(request), request.params.id)) }),
+  );
+  app.post<{ Params: { id: string }; Body: { account_id?: string } }>(
+    '/groups/:id/accept',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Accept an invitation to a group: become liable for its members’ loans, with one of your accounts',
+        description: 'account_id: one of your active accounts in this environment (default: your oldest). Accepting again is answered alike; after declining, or once the group is no longer pending, 409 MF_INVALID_STATE.',
+        params: idParams,
+        body: acceptBody,
+        response: { 200: envelope(groupSchema), ...errorResponses },
+      },
+    },
+    async (request) => ({ data: presentGroup(await answerInvitation(principalOf(request), request.params.id, { accept: true, accountId: request.body?.account_id })) }),
+  );
+  app.post<{ Params: { id: string } }>(
+    '/groups/:id/decline',
+    {
+      schema: { tags: [TAG], summary: 'Decline an invitation to a group (final)', params: idParams, body: emptyBody, response: { 200: envelope(groupSchema), ...errorResponses } },
+    },
+    async (request) => ({ data: presentGroup(await answerInvitation(principalOf(request), request.params.id, { accept: false })) }),
   );
   app.post<{ Params: { id: string } }>(
     '/groups/:id/activate',
