@@ -184,6 +184,7 @@ async function main() {
   await (await import('../domain/regtech/mifid/schedule')).ensureMifidDeadlineSchedule();
   await (await import('../domain/microfinance/provisioning/schedule')).ensureMfProvisioningSchedule();
   await (await import('../domain/auth/key-expiry')).ensureApiKeyExpirySchedule();
+  await (await import('../domain/platform/retention')).ensureDataRetentionSchedule();
   await (await import('../domain/defi/lending-schedule')).ensureLendingWatchSchedule();
   await (await import('../domain/defi/staking-schedule')).ensureStakingHarvestSchedule();
   // The current hour's valuation now (idempotent), so value history starts at once.

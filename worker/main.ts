@@ -12,6 +12,7 @@ import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
 import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
 import { ensureStakingHarvestSchedule } from '../domain/defi/staking-schedule';
 import { ensureApiKeyExpirySchedule } from '../domain/auth/key-expiry';
+import { ensureDataRetentionSchedule } from '../domain/platform/retention';
 import { ensureLendingWatchSchedule } from '../domain/defi/lending-schedule';
 import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
@@ -66,6 +67,8 @@ await ensureMfProvisioningSchedule();
 await ensureStakingHarvestSchedule();
 // The daily API key expiry notices (system.api_key_expiring, once per key).
 await ensureApiKeyExpirySchedule();
+// The daily retention purge (login attempts, AI query log, rotated refresh tokens).
+await ensureDataRetentionSchedule();
 // The lending watch every minute (position.liquidation_warning, liquidations below a health factor of 1).
 await ensureLendingWatchSchedule();
 // Readiness changes (database, Temporal) as system.status_change, once per change.

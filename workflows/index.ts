@@ -22,4 +22,4 @@ export { openBankingConsentWorkflow } from './ob-consent';
 export { obPaymentWorkflow } from './ob-payment';
 export { mfProvisioningWorkflow } from './mf-provisioning';
 export { mfLoanWorkflow } from './mf-loan';
-export { apiKeyExpiryWorkflow, maintenanceWindowWorkflow } from './system-events';
+export { apiKeyExpiryWorkflow, dataRetentionWorkflow, maintenanceWindowWorkflow } from './system-events';

@@ -1,7 +1,7 @@
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SystemEventActivities } from '../activities/system';
 
-const { notifyExpiringApiKeys, maintenanceWindowTimes, startMaintenanceWindow, endMaintenanceWindow } = proxyActivities<SystemEventActivities>({
+const { notifyExpiringApiKeys, purgeExpiredData, maintenanceWindowTimes, startMaintenanceWindow, endMaintenanceWindow } = proxyActivities<SystemEventActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
@@ -9,6 +9,12 @@ const { notifyExpiringApiKeys, maintenanceWindowTimes, startMaintenanceWindow, e
 /** Run daily by the 'api-key-expiry-daily' schedule: system.api_key_expiring for keys expiring within 7 days, once per key. */
 export async function apiKeyExpiryWorkflow(): Promise<{ notified: number }> {
   return { notified: await notifyExpiringApiKeys() };
+}
+
+/** Run daily by the 'data-retention-daily' schedule: records past their retention go (domain/platform/retention.ts). */
+export async function dataRetentionWorkflow(): Promise<{ login_attempts: number; ai_queries: number; rotated_refresh_tokens: number }> {
+  // The workflow's clock (deterministic, replay-safe) is the purge's "now".
+  return purgeExpiredData({ nowMs: Date.now() });
 }
 
 export const cancelMaintenanceSignal = defineSignal('cancel');

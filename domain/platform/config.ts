@@ -122,6 +122,11 @@ export function loadConfig() {
     loginLockSeconds: int('LOGIN_LOCK_SECONDS', 900),
     loginMaxFailuresPerAddress: int('LOGIN_MAX_FAILURES_PER_ADDRESS', 100),
     loginFailureWindowSeconds: int('LOGIN_FAILURE_WINDOW_SECONDS', 24 * 3600),
+    // Retention (domain/platform/retention.ts, the daily data-retention run): how long records kept
+    // only for security and support live. Login attempts never go before the throttling windows end.
+    loginAttemptsRetentionDays: int('LOGIN_ATTEMPTS_RETENTION_DAYS', 90),
+    aiQueryRetentionDays: int('AI_QUERY_RETENTION_DAYS', 365),
+    rotatedRefreshTokenRetentionDays: int('ROTATED_REFRESH_TOKEN_RETENTION_DAYS', 30),
     apiKeysMaxPerUser: int('API_KEYS_MAX_PER_USER', 20),
     operatorBootstrapTtlSeconds: int('OPERATOR_BOOTSTRAP_TTL_SECONDS', 24 * 3600),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'),
