@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../domain/auth/api-keys';
+import { moduleOfTags } from '../../domain/partner/modules';
 import { getPool } from '../../domain/db/pool';
 import { newId } from '../../domain/platform/ids';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
@@ -620,6 +621,58 @@ describe('authorization matrix', () => {
         }
         if ((url !== r.path || key(r) in CROSS_BODIES) && !notFound) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("a partner's key reaches its partner's modules only: 403 MODULE_NOT_ENABLED on exactly the routes of other modules", async () => {
+    const onboarded = await call('POST', '/api/v1/partner/onboard', operator.headers, {
+      organization_name: 'Matrix Partner',
+      contact_email: 'ops@matrix-partner.example',
+      tier: 'growth',
+      modules: ['accounts'],
+      rate_limit_override: 100_000,
+    });
+    expect(onboarded.statusCode, onboarded.body).toBe(201);
+    const partnerKey = bearer(onboarded.json().data.api_credentials.sandbox_key);
+    // Each route's module is its first OpenAPI tag's (domain/partner/modules.ts), as the gate reads it.
+    const tagOf = new Map<string, string[] | undefined>();
+    const doc = t.app.swagger() as { paths: Record<string, Record<string, { tags?: string[] }>> };
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(ops)) tagOf.set(`${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`, op.tags);
+    }
+    const wrong: string[] = [];
+    let refusedSome = 0;
+    for (const r of routesOf(t.app)) {
+      if (isPublic(r) || OPERATOR_ONLY.includes(key(r))) continue;
+      const module = moduleOfTags(tagOf.get(key(r)));
+      const res = await call(r.method, fill(r), partnerKey, r.method === 'GET' ? undefined : {});
+      const refused = res.statusCode === 403 && res.json().errors?.[0]?.code === 'MODULE_NOT_ENABLED';
+      if (refused) refusedSome++;
+      if (refused !== (module !== null && module !== 'accounts')) wrong.push(`${key(r)} (module ${module}) -> ${res.statusCode} ${res.body.slice(0, 120)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(refusedSome).toBeGreaterThan(50);
+  });
+
+  it('an agent key administers nothing that widens it: 403 AGENT_NOT_PERMITTED on exactly key creation and rotation and spending-limit changes and removals', async () => {
+    const agent = await keyFor(a, { agent: true });
+    const AGENT_REFUSED = [
+      'POST /api/v2/api-keys',
+      'POST /api/v2/api-keys/:id/rotate',
+      'PUT /x402/spending-limits/agents/:key_id',
+      'PUT /x402/spending-limits/payers/:address',
+      // Removing a limit lifts it.
+      'DELETE /x402/spending-limits/agents/:key_id',
+      'DELETE /x402/spending-limits/payers/:address',
+    ];
+    const bodies: Record<string, unknown> = { ...BODIES, 'POST /api/v2/api-keys': { name: 'child', permissions: ['read', 'write'] } };
+    const wrong: string[] = [];
+    for (const r of routesOf(t.app)) {
+      if (isPublic(r) || OPERATOR_ONLY.includes(key(r)) || r.method === 'GET') continue;
+      const res = await call(r.method, fill(r), agent.headers, bodies[key(r)] ?? {});
+      const refused = res.statusCode === 403 && res.json().errors?.[0]?.code === 'AGENT_NOT_PERMITTED';
+      if (refused !== AGENT_REFUSED.includes(key(r))) wrong.push(`${key(r)} -> ${res.statusCode} ${res.body.slice(0, 120)}`);
     }
     expect(wrong).toEqual([]);
   });
