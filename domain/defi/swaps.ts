@@ -3,6 +3,7 @@
  * pending; the swap workflow (workflows/swap.ts, activities/defi) checks, reserves, submits, waits
  * for inclusion, executes against the pools (./settle.ts) and settles, or compensates.
  */
+import { custodyAddress } from '../chains/custody';
 import type pg from 'pg';
 import { validateAddress } from '../chains/addresses';
 import { getChain } from '../chains/registry';
@@ -206,6 +207,12 @@ export async function createSwap(input: CreateSwapInput, client?: pg.PoolClient)
     );
     if (acct.available !== null && new D(acct.available).lt(q.amountIn)) {
       throw new DomainError('INSUFFICIENT_FUNDS', `The ${q.tokenIn} balance on ${q.chain} (${acct.available}) is below ${q.amountIn}`, '/quote_id');
+    }
+    // The platform signs only from the account's custody address: a swap "from" any other wallet is
+    // one no real chain would take, and its output would land outside the customer's books.
+    const custody = custodyAddress(acct.accountId, chain.id);
+    if (wallet !== custody) {
+      throw new DomainError('WALLET_NOT_CUSTODIAL', `Swaps execute from the account's custody address on ${chain.id} (${custody}); the platform signs for no other wallet`, '/wallet_address');
     }
     const id = newId('swp');
     const { rows } = await c.query<Row>(

@@ -12,7 +12,7 @@ import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount } from '../transfers/helpers';
-import { EVM_WALLET, book, fundBook, openAccount, waitSwap } from '../defi/helpers';
+import { custodyAddress, book, fundBook, openAccount, waitSwap } from '../defi/helpers';
 
 let t: TestApp;
 let w: TestWorker;
@@ -237,7 +237,7 @@ describe('movements that entered or left the platform: NOT_REVERSIBLE for everyo
       method: 'POST',
       url: '/api/v2/defi/swap/execute',
       headers: t.headers,
-      payload: { from_token: 'USDC', to_token: 'WETH', amount: '100', chain: 'arbitrum', slippage_bps: 500, wallet_address: EVM_WALLET },
+      payload: { from_token: 'USDC', to_token: 'WETH', amount: '100', chain: 'arbitrum', slippage_bps: 500, wallet_address: custodyAddress(acct, 'arbitrum'), account_id: acct },
     });
     expect(r.statusCode, r.body).toBe(201);
     expect((await waitSwap(t, t.headers, r.json().data.swap_id)).status).toBe('completed');

@@ -8,7 +8,7 @@ import { findTemporalTestServer } from '../../domain/temporal/binaries';
 import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attributes';
 import { createTestApp, type TestApp } from '../helpers/app';
-import { allReserves, book, expectBalancedLedger, EVM_WALLET, fundBook, openAccount } from './helpers';
+import { allReserves, book, custodyAddress, expectBalancedLedger, fundBook, openAccount } from './helpers';
 
 // Quiet before any Temporal environment or worker exists (expected failures log at WARN).
 quietTemporalRuntime();
@@ -51,7 +51,7 @@ afterAll(async () => {
 async function quoteAndExecute(extra: Record<string, unknown>) {
   const q = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/quote', headers: t.headers, payload: { chain: 'ethereum', token_in: 'USDC', token_out: 'WETH', amount_in: '2500' } });
   expect(q.statusCode, q.body).toBe(201);
-  const r = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/execute', headers: t.headers, payload: { quote_id: q.json().data.quote_id, wallet_address: EVM_WALLET, ...extra } });
+  const r = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/execute', headers: t.headers, payload: { quote_id: q.json().data.quote_id, wallet_address: custodyAddress(acct, 'ethereum'), account_id: acct, ...extra } });
   expect(r.statusCode, r.body).toBe(201);
   return r.json().data;
 }
@@ -105,7 +105,7 @@ describe('swaps on skipped time', () => {
     const quote = q.json().data;
     // The workflow's clock moves past the quote's expiry (the API's still sees it valid).
     await env.sleep(3_700_000);
-    const r = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/execute', headers: t.headers, payload: { quote_id: quote.quote_id, wallet_address: EVM_WALLET, deadline_minutes: 1440 } });
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/execute', headers: t.headers, payload: { quote_id: quote.quote_id, wallet_address: custodyAddress(acct, 'ethereum'), account_id: acct, deadline_minutes: 1440 } });
     expect(r.statusCode, r.body).toBe(201);
     const done = await finish(r.json().data, 1_000);
     expect(done).toMatchObject({ status: 'failed', tx_hash: null, failure: { code: 'QUOTE_EXPIRED' }, compensation_executed: false });
@@ -117,7 +117,7 @@ describe('swaps on skipped time', () => {
     process.env.DEFI_QUOTE_TTL_SECONDS = '1';
     const short = (await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/quote', headers: t.headers, payload: { chain: 'ethereum', token_in: 'USDC', token_out: 'WETH', amount_in: '100' } })).json().data;
     await new Promise((res) => setTimeout(res, 1100));
-    const late = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/execute', headers: t.headers, payload: { quote_id: short.quote_id, wallet_address: EVM_WALLET } });
+    const late = await t.app.inject({ method: 'POST', url: '/api/v1/defi/swap/execute', headers: t.headers, payload: { quote_id: short.quote_id, wallet_address: custodyAddress(acct, 'ethereum'), account_id: acct } });
     expect(late.statusCode).toBe(422);
     expect(late.json().errors[0]).toMatchObject({ code: 'QUOTE_EXPIRED', source: { pointer: '/quote_id' } });
   });

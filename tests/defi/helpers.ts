@@ -64,7 +64,11 @@ export async function swapEvents(): Promise<Array<Record<string, unknown>>> {
   return rows.map((r) => r.data);
 }
 
+/** An EVM address that is no account's custody address: a wallet the platform cannot sign for. */
 export const EVM_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+/** The account's custody address on a chain: the wallet its swaps execute from. */
+export { custodyAddress } from '../../domain/chains/custody';
 
 /** Polls the swap until it completed or failed. */
 export async function waitSwap(t: TestApp, headers: Record<string, string>, id: string, timeoutMs = 20_000) {

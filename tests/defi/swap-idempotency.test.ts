@@ -10,7 +10,7 @@ import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
-import { book, EVM_WALLET, expectBalancedLedger, fundBook, openAccount, waitSwap } from './helpers';
+import { book, custodyAddress, expectBalancedLedger, fundBook, openAccount, waitSwap } from './helpers';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -75,7 +75,7 @@ describe('Idempotency-Key takeover after a crash (swaps)', () => {
     expect(q.statusCode, q.body).toBe(201);
     const usdc0 = await book(acct, 'USDC', 'arbitrum');
     const key = newIdempotencyKey();
-    const body = { quote_id: q.json().data.quote_id, wallet_address: EVM_WALLET, max_gas_price_gwei: 50, deadline_minutes: 10, account_id: acct };
+    const body = { quote_id: q.json().data.quote_id, wallet_address: custodyAddress(acct, 'arbitrum'), max_gas_price_gwei: 50, deadline_minutes: 10, account_id: acct };
     const first = await post('/api/v1/defi/swap/execute', key, body);
     expect(first.statusCode, first.body).toBe(201);
     const id = first.json().data.swap_id;

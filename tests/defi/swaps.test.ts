@@ -9,7 +9,7 @@ import { getPool as getDexPool } from '../../domain/defi/pools';
 import { applySwap, fromBaseUnits, getAmountOut, toBaseUnits } from '../../domain/defi/pricing';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
-import { allReserves, book, expectBalancedLedger, EVM_WALLET, fundBook, openAccount, reserves, swapEvents, waitSwap } from './helpers';
+import { allReserves, book, custodyAddress, expectBalancedLedger, EVM_WALLET, fundBook, openAccount, reserves, swapEvents, waitSwap } from './helpers';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -36,7 +36,7 @@ const quote = async (body: Record<string, unknown>, headers = t.headers) => {
   return r.json().data;
 };
 const execute = (quoteId: string, extra: Record<string, unknown> = {}, headers = t.headers) =>
-  post('/api/v1/defi/swap/execute', { quote_id: quoteId, wallet_address: EVM_WALLET, max_gas_price_gwei: 50, deadline_minutes: 10, ...extra }, headers);
+  post('/api/v1/defi/swap/execute', { quote_id: quoteId, wallet_address: custodyAddress(acct, 'arbitrum'), max_gas_price_gwei: 50, deadline_minutes: 10, ...extra }, headers);
 
 describe('pools', () => {
   it('are seeded for every environment with the registry\'s tokens and decimals', async () => {
@@ -252,6 +252,10 @@ describe('swap execution', () => {
     expect(foreign.json().errors[0]).toMatchObject({ code: 'QUOTE_NOT_FOUND', source: { pointer: '/quote_id' } });
     const bad = await execute(q.quote_id, { wallet_address: '0x52908400098527886E0F7030069857D2E4169Ee7' });
     expect(bad.json().errors[0]).toMatchObject({ code: 'INVALID_ADDRESS', source: { pointer: '/wallet_address' } });
+    // A wallet that is not the account's custody address: the platform cannot sign for it; nothing is spent.
+    const elsewhere = await execute(q.quote_id, { wallet_address: EVM_WALLET });
+    expect([elsewhere.statusCode, elsewhere.json().errors[0].code, elsewhere.json().errors[0].source]).toEqual([422, 'WALLET_NOT_CUSTODIAL', { pointer: '/wallet_address' }]);
+    expect(elsewhere.json().errors[0].detail).toContain(custodyAddress(acct, 'arbitrum'));
     const ok = await execute(q.quote_id);
     expect(ok.statusCode).toBe(201);
     const reuse = await execute(q.quote_id);

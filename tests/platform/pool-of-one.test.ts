@@ -16,7 +16,7 @@ import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
 import { getTemporalClient } from '../../domain/temporal/client';
 import { makeIban } from '../../iso20022/iban';
-import { EVM_WALLET, fundBook, openAccount } from '../defi/helpers';
+import { custodyAddress, fundBook, openAccount } from '../defi/helpers';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { openFundedAccount } from '../transfers/helpers';
@@ -121,7 +121,7 @@ describe('a pool of one connection', () => {
 
     const swap = async () => {
       const q = await created('POST', '/api/v1/defi/swap/quote', { chain: 'arbitrum', token_in: 'USDC', token_out: 'WETH', amount_in: '1000' });
-      const s = await created('POST', '/api/v1/defi/swap/execute', { quote_id: q.quote_id, wallet_address: EVM_WALLET, max_gas_price_gwei: 50, deadline_minutes: 10 });
+      const s = await created('POST', '/api/v1/defi/swap/execute', { quote_id: q.quote_id, wallet_address: custodyAddress(swapAccount, 'arbitrum'), account_id: swapAccount, max_gas_price_gwei: 50, deadline_minutes: 10 });
       return reach(`swap ${s.swap_id}`, deadline, () => statusOf(`/api/v1/defi/swap/${s.swap_id}`, (d) => d.status), (x) => x === 'completed' || x === 'failed');
     };
 

@@ -14,7 +14,7 @@ import { xsdDecimal } from '../../domain/regtech/mifid/auth016';
 import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
-import { EVM_WALLET, fundBook, waitSwap } from '../defi/helpers';
+import { custodyAddress, fundBook, waitSwap } from '../defi/helpers';
 import { openFundedAccount } from '../transfers/helpers';
 
 const LEI = 'SANDBOXMIFIDFIRM0033';
@@ -323,7 +323,7 @@ describe('NEWT for a real DeFi swap', () => {
     const swap = async (tokenIn: string, tokenOut: string, amount: string) => {
       const q = await post('/api/v1/defi/swap/quote', { chain: 'arbitrum', token_in: tokenIn, token_out: tokenOut, amount_in: amount });
       expect(q.statusCode, q.body).toBe(201);
-      const x = await post('/api/v1/defi/swap/execute', { quote_id: q.json().data.quote_id, wallet_address: EVM_WALLET, max_gas_price_gwei: 50, deadline_minutes: 10 });
+      const x = await post('/api/v1/defi/swap/execute', { quote_id: q.json().data.quote_id, wallet_address: custodyAddress(acct, 'arbitrum'), account_id: acct, max_gas_price_gwei: 50, deadline_minutes: 10 });
       expect(x.statusCode, x.body).toBeLessThan(300);
       const done = await waitSwap(t, t.headers, x.json().data.swap_id ?? x.json().data.id);
       expect(done.status).toBe('completed');
