@@ -11,6 +11,7 @@
 import { Kind, visit, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { gqlError } from './errors';
+import { nullBytes } from '../plugins/validation';
 
 export const MAX_DEPTH = 10;
 export const MAX_COST = 10_000;
@@ -95,12 +96,29 @@ export function checkLimits(schema: GraphQLSchema, document: DocumentNode, varia
   if (cost > MAX_COST) throw gqlError('QUERY_TOO_COMPLEX', `The query costs ${cost}; at most ${MAX_COST} is allowed (each field 1, a list's selection once per item of perPage)`);
 }
 
-/**
- * How many root fields the executed operation runs when it is a mutation (aliases and fragments
- * expanded): each counts against the caller's GraphQL rate limit as one operation, so sixty aliased
- * `deposit`s in one document cost what sixty requests cost. Queries and subscriptions: 0.
- */
-export function mutationCount(document: DocumentNode, operationName?: string | null): number {
+/** What a document's text alone decides, computed once per parsed document (mercurius reuses it). */
+interface DocumentFacts {
+  literalNul: boolean;
+  mutations: Map<string, number>;
+}
+const facts = new WeakMap<DocumentNode, DocumentFacts>();
+
+function factsOf(document: DocumentNode): DocumentFacts {
+  let f = facts.get(document);
+  if (!f) {
+    let literalNul = false;
+    visit(document, {
+      StringValue(node) {
+        if (node.value.includes('\u0000')) literalNul = true;
+      },
+    });
+    f = { literalNul, mutations: new Map() };
+    facts.set(document, f);
+  }
+  return f;
+}
+
+function countMutations(document: DocumentNode, operationName?: string | null): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const ops = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName));
@@ -122,29 +140,29 @@ export function mutationCount(document: DocumentNode, operationName?: string | n
   return count(op.selectionSet, new Set());
 }
 
-/** Whether a variable value holds U+0000 in any string or object key. */
-function holdsNul(v: unknown): boolean {
-  if (typeof v === 'string') return v.includes('\u0000');
-  if (Array.isArray(v)) return v.some(holdsNul);
-  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
-  return false;
+/**
+ * How many root fields the executed operation runs when it is a mutation (aliases and fragments
+ * expanded): each counts against the caller's GraphQL rate limit as one operation, so sixty aliased
+ * `deposit`s in one document cost what sixty requests cost. Queries and subscriptions: 0.
+ */
+export function mutationCount(document: DocumentNode, operationName?: string | null): number {
+  const byOperation = factsOf(document).mutations;
+  const key = operationName ?? '';
+  let n = byOperation.get(key);
+  if (n === undefined) byOperation.set(key, (n = countMutations(document, operationName)));
+  return n;
 }
 
 /**
- * Text PostgreSQL cannot store is refused before anything runs, as REST refuses it
- * (api/plugins/validation.ts): U+0000 in a string literal of the document or in a variable is a
- * 422 VALIDATION_ERROR, not the database's error as a 500.
+ * Text PostgreSQL cannot store is refused before anything runs, by REST's rule
+ * (api/plugins/validation.ts nullBytes): U+0000 in a string literal of the document or in a variable
+ * is a 422 VALIDATION_ERROR, not the database's error as a 500.
  */
 export function checkText(document: DocumentNode, variables: Record<string, unknown> | undefined): void {
-  let literal = false;
-  visit(document, {
-    StringValue(node) {
-      if (node.value.includes('\u0000')) literal = true;
-    },
-  });
-  const variable = variables ? Object.entries(variables).find(([, v]) => holdsNul(v))?.[0] : undefined;
-  if (literal || variable !== undefined) {
-    const where = variable !== undefined ? `variable $${variable}` : 'a string argument';
+  const found: string[] = [];
+  if (variables) nullBytes(variables, '', found);
+  if (factsOf(document).literalNul || found.length > 0) {
+    const where = found.length > 0 ? `variable $${found[0].split('/')[1]}` : 'a string argument';
     throw gqlError('VALIDATION_ERROR', `${where} must not contain the null character (U+0000)`, 422);
   }
 }

@@ -37,8 +37,8 @@ export const MAX_PARAM_LENGTH = 100;
  */
 export const ROUTER_MAX_PARAM_LENGTH = 65_536;
 
-/** Where a string (or an object key) holds U+0000, as JSON pointers below `base`. */
-function nullBytes(value: unknown, base: string, found: string[]): void {
+/** Where a string (or an object key) holds U+0000, as JSON pointers below `base` (GraphQL's variables too: api/graphql/limits.ts). */
+export function nullBytes(value: unknown, base: string, found: string[]): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) found.push(base);
   } else if (Array.isArray(value)) {

@@ -91,11 +91,9 @@ export async function registerEndpoint(
     throw new DomainError('VALIDATION_ERROR', 'description must be 1 to 500 characters', '/description');
   }
   const payTo = payToAddress(by.environment);
-  // One active price per resource: registering a twin path re-prices the resource.
-  await c.query(
-    `UPDATE x402_endpoints SET active = false, updated_at = now() WHERE environment = $1 AND regexp_replace(path, '^/api/v[0-9]+/', '/api/') = $2 AND active`,
-    [by.environment, resourceKey(path)],
-  );
+  // One active price per resource: registering a twin path re-prices the resource (resourceKey decides).
+  const twins = (await listEndpoints(by.environment, c)).filter((e) => resourceKey(e.path) === resourceKey(path)).map((e) => e.id);
+  await c.query(`UPDATE x402_endpoints SET active = false, updated_at = now() WHERE id = ANY($1::text[]) AND active`, [twins]);
   const { rows } = await c.query<MonetizedEndpoint>(
     `INSERT INTO x402_endpoints (id, environment, path, price_usd_cents, network, asset, pay_to, description, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,

@@ -80,6 +80,19 @@ describe('groups', () => {
     expect(rows.find((m: { user_id: string }) => m.user_id === users[2].userId)).toMatchObject({ account_id: null, status: 'declined' });
   });
 
+  it('twenty answers at once from one invitee (accepts and declines mixed) end in one answer, recorded once', async () => {
+    const g = (await post(t, t.headers, '/groups', { name: 'Twenty', members: [users[1].userId, users[2].userId] })).json().data;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(t, users[1].headers, `/groups/${g.id}/${i % 2 === 0 ? 'accept' : 'decline'}`)));
+    const { rows } = await getPool().query(`SELECT status, responded_at FROM mf_group_members WHERE group_id = $1 AND user_id = $2`, [g.id, users[1].userId]);
+    expect(['accepted', 'declined']).toContain(rows[0].status);
+    // Every answer agreeing with the outcome is 200; every other one is 409 MF_INVALID_STATE (no 5xx, no second answer).
+    const agreeing = rows[0].status === 'accepted' ? 'accept' : 'decline';
+    answers.forEach((r, i) => {
+      const asked = i % 2 === 0 ? 'accept' : 'decline';
+      expect([asked, r.statusCode, asked === agreeing ? undefined : r.json().errors[0].code]).toEqual([asked, asked === agreeing ? 200 : 409, asked === agreeing ? undefined : 'MF_INVALID_STATE']);
+    });
+  });
+
   it('refuses too few or too many members, duplicates, unknown users and other tenants’ users, and accounts not theirs', async () => {
     const refuse = async (body: unknown, code: string) => {
       const r = await post(t, t.headers, '/groups', body);
