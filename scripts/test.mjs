@@ -4,6 +4,8 @@
 // a slow-down shows in every run's log. Arguments go to vitest (`npm test -- tests/ledger`).
 // TEST_BUDGET_SECONDS overrides the budget (360 s: docs/testing.md, "Budget").
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,13 +39,38 @@ const typecheck = run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], { buffer:
   console.log(r.code === 0 ? `[test] type check passed (${r.seconds} s)` : `[test] type check FAILED (${r.seconds} s):\n${r.output}`);
   return r;
 });
+// The whole suite (no arguments) must exercise every kind of outbound operation that the money
+// invariants check (domain/ledger/outflows.ts): each test file's check appends what it saw here.
+const wholeSuite = process.argv.length <= 2;
+const tallyDir = wholeSuite ? mkdtempSync(path.join(tmpdir(), 'outflows-')) : null;
+if (tallyDir) process.env.OUTFLOW_TALLY_FILE = path.join(tallyDir, 'tally.jsonl');
 const tests = await run(bin('vitest'), ['run', ...process.argv.slice(2)], { buffer: false });
 const tsc = await typecheck;
+const outflows = tallyDir ? outflowTally(process.env.OUTFLOW_TALLY_FILE) : { ok: true };
+if (tallyDir) rmSync(tallyDir, { recursive: true, force: true });
+
+/** Records checked per outbound kind over the run; a kind with none means no test sends money out that way any more. */
+function outflowTally(file) {
+  const checked = {};
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // No file: no test file ran its money check (vitest failed before), reported by vitest itself.
+  }
+  for (const line of text.split('\n').filter(Boolean)) {
+    for (const [kind, n] of Object.entries(JSON.parse(line))) checked[kind] = (checked[kind] ?? 0) + n;
+  }
+  const missing = Object.entries(checked).filter(([, n]) => n === 0).map(([k]) => k);
+  const figures = Object.entries(checked).map(([k, n]) => `${k} ${n}`).join(', ');
+  console.log(missing.length ? `[test] outbound money check FAILED: no test exercised ${missing.join(', ')} (checked: ${figures})` : `[test] outbound money check: ${figures || 'nothing checked'}`);
+  return { ok: missing.length === 0 };
+}
 
 const wall = Number(seconds());
 const within = wall <= budget;
 console.log(
-  `[test] ${tests.code === 0 && tsc.code === 0 ? 'passed' : 'FAILED'} in ${wall} s ` +
+  `[test] ${tests.code === 0 && tsc.code === 0 && outflows.ok ? 'passed' : 'FAILED'} in ${wall} s ` +
     `(budget ${budget} s on two cores: ${within ? 'within' : `OVER by ${wall - budget} s`}; type check ${tsc.code === 0 ? 'ok' : 'failed'}, vitest ${tests.code === 0 ? 'ok' : 'failed'})`,
 );
-process.exit(tests.code !== 0 ? tests.code : tsc.code);
+process.exit(tests.code !== 0 ? tests.code : tsc.code !== 0 ? tsc.code : outflows.ok ? 0 : 1);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { checkOutflows, type OutflowReport } from './outflows';
 
 /**
  * Money invariants of one database, checked after every test file (tests/helpers/setup-invariants.ts)
@@ -10,6 +11,8 @@ import pg from 'pg';
  *    and status (posted lines count as posted, pending lines as pending, voided lines not at all).
  * 3. Nothing left reserved by finished work: no pending journal entry is linked to a transfer,
  *    rail payment, Interledger payment, swap, bridge transfer or flash loan in a final state.
+ * 4. Money that left the platform left the customer's books (./outflows.ts): every finished outbound
+ *    operation changed its customer's books by minus what left plus its fee, and no other customer's.
  */
 
 /** Link columns from the record tables to journal_entries, with the states in which work is over. */
@@ -26,6 +29,11 @@ export const RESERVATION_LINKS: ReadonlyArray<{ table: string; column: string; f
 ];
 
 export async function checkMoneyInvariants(client: pg.ClientBase): Promise<string[]> {
+  return (await checkMoneyInvariantsWithTally(client)).problems;
+}
+
+/** The invariants' problems, and how many outbound records of each kind invariant 4 checked. */
+export async function checkMoneyInvariantsWithTally(client: pg.ClientBase): Promise<OutflowReport> {
   const problems: string[] = [];
 
   const sums = await client.query<{ environment: string; asset_code: string; posted: string; pending: string }>(
@@ -97,15 +105,20 @@ export async function checkMoneyInvariants(client: pg.ClientBase): Promise<strin
       problems.push(`${link.table} ${r.id}${r.status ? ` is ${r.status} but` : ''} still holds pending entry ${r.entry_id} (${link.column})`);
     }
   }
-  return problems;
+  const outflows = await checkOutflows(client);
+  return { problems: [...problems, ...outflows.problems], checked: outflows.checked };
 }
 
 /** Connects with its own client (the app's pool may be closed by then) and checks. */
 export async function checkMoneyInvariantsAt(databaseUrl: string): Promise<string[]> {
+  return (await checkMoneyInvariantsWithTallyAt(databaseUrl)).problems;
+}
+
+export async function checkMoneyInvariantsWithTallyAt(databaseUrl: string): Promise<OutflowReport> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    return await checkMoneyInvariants(client);
+    return await checkMoneyInvariantsWithTally(client);
   } finally {
     await client.end();
   }

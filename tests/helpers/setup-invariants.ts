@@ -1,5 +1,6 @@
+import { appendFileSync } from 'node:fs';
 import { afterAll, afterEach, inject } from 'vitest';
-import { checkMoneyInvariantsAt } from './money-invariants';
+import { checkMoneyInvariantsWithTallyAt } from '../../domain/ledger/invariants';
 
 declare global {
   /** Set by a test file that leaves a broken ledger on purpose, to the reason why. */
@@ -29,9 +30,14 @@ afterAll(async () => {
   note();
   if (globalThis.__skipMoneyInvariants) return;
   const problems: string[] = [];
+  const checked: Record<string, number> = {};
   for (const url of seen) {
-    for (const p of await checkMoneyInvariantsAt(url)) problems.push(`${new URL(url).pathname.slice(1)}: ${p}`);
+    const report = await checkMoneyInvariantsWithTallyAt(url);
+    for (const p of report.problems) problems.push(`${new URL(url).pathname.slice(1)}: ${p}`);
+    for (const [kind, n] of Object.entries(report.checked)) checked[kind] = (checked[kind] ?? 0) + n;
   }
+  // scripts/test.mjs adds these up over the run: every outbound kind must have been exercised.
+  if (process.env.OUTFLOW_TALLY_FILE) appendFileSync(process.env.OUTFLOW_TALLY_FILE, `${JSON.stringify(checked)}\n`);
   if (problems.length > 0) {
     throw new Error(`money invariants broken after this test file (${problems.length}):\n- ${problems.slice(0, 20).join('\n- ')}`);
   }
