@@ -99,7 +99,8 @@ function matchingSql(p: (v: unknown) => string, scope: AiScope, f: TransactionFi
   for (const c of f.counterparties) where.push(`t.description ILIKE ${p(`%${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)}`);
   // Amounts in dollars compare the USD value of any asset; in another currency, that asset's own amount.
   const unit = !f.currency || f.currency === 'USD' ? 'usd' : 'currency';
-  if (unit === 'currency') where.push(`t.asset_code = ${p(f.currency)}`);
+  // "USD deposits" names the asset: only USD lines, as "EUR deposits" gives only EUR ones.
+  if (f.currency && (unit === 'currency' || f.currencyIsAsset)) where.push(`t.asset_code = ${p(f.currency)}`);
   const bound = (side: 'min' | 'max', v: string, exclusive: boolean) => {
     const op = side === 'min' ? (exclusive ? '>' : '>=') : exclusive ? '<' : '<=';
     return unit === 'usd' ? `t.usd_cents ${op} ${p(centsBound(v, side, exclusive))}::bigint` : `t.amount ${op} ${p(v)}::numeric`;

@@ -42,6 +42,12 @@ export interface TransactionFilter {
   amountMaxExclusive: boolean;
   /** Asset code, upper case ($ USD, € EUR, £ GBP). */
   currency: string | null;
+  /**
+   * The currency was named as the transactions' asset ("USD deposits", "in EUR"), not only as an
+   * amount's unit ("over $100", which compares the USD value of any asset). Another currency than
+   * USD selects its asset either way.
+   */
+  currencyIsAsset: boolean;
   /** ISO 8601 UTC instant, inclusive. */
   dateFrom: string | null;
   /** ISO 8601 UTC instant, exclusive: the range is [dateFrom, dateTo). */
@@ -68,6 +74,7 @@ export const EMPTY_FILTER: TransactionFilter = Object.freeze({
   amountMax: null,
   amountMaxExclusive: false,
   currency: null,
+  currencyIsAsset: false,
   dateFrom: null,
   dateTo: null,
   statuses: [],
@@ -86,6 +93,17 @@ export function emptyFilter(): TransactionFilter {
 }
 
 export const DECIMAL_PATTERN = '^\\d{1,20}(\\.\\d{1,18})?$';
+/**
+ * Amount bounds are shown as JSON numbers (the spec's interpreted_query.amount_min is a number), so
+ * a bound has at most 15 significant digits: every such decimal survives binary64 exactly (what
+ * prints is what was meant). Money itself stays a decimal string everywhere else.
+ */
+export const MAX_BOUND_DIGITS = 15;
+
+export function significantDigits(decimal: string): number {
+  const digits = decimal.replace('.', '').replace(/^0+/, '');
+  return digits.replace(/0+$/, '').length || 1;
+}
 export const ISO_INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$';
 
 const decimalOrNull = { type: ['string', 'null'], pattern: DECIMAL_PATTERN };
@@ -97,7 +115,7 @@ export const TRANSACTION_FILTER_SCHEMA = {
   title: 'TransactionFilter',
   type: 'object',
   additionalProperties: false,
-  required: ['types', 'direction', 'amountMin', 'amountMinExclusive', 'amountMax', 'amountMaxExclusive', 'currency', 'dateFrom', 'dateTo', 'statuses', 'chains', 'bridges', 'counterparties', 'hasComplianceFlags', 'sort', 'limit', 'intent'],
+  required: ['types', 'direction', 'amountMin', 'amountMinExclusive', 'amountMax', 'amountMaxExclusive', 'currency', 'currencyIsAsset', 'dateFrom', 'dateTo', 'statuses', 'chains', 'bridges', 'counterparties', 'hasComplianceFlags', 'sort', 'limit', 'intent'],
   properties: {
     types: setOf(AI_TRANSACTION_TYPES),
     direction: { type: ['string', 'null'], enum: ['in', 'out', null] },
@@ -106,6 +124,7 @@ export const TRANSACTION_FILTER_SCHEMA = {
     amountMax: decimalOrNull,
     amountMaxExclusive: { type: 'boolean' },
     currency: { type: ['string', 'null'], enum: [...AI_CURRENCIES, null] },
+    currencyIsAsset: { type: 'boolean' },
     dateFrom: instantOrNull,
     dateTo: instantOrNull,
     statuses: setOf(AI_STATUSES),
@@ -164,6 +183,9 @@ export function validateFilter(value: unknown): { ok: true; filter: TransactionF
   }
   const f = value as TransactionFilter;
   const errors: string[] = [];
+  for (const [name, v] of [['amountMin', f.amountMin], ['amountMax', f.amountMax]] as const) {
+    if (v !== null && significantDigits(v) > MAX_BOUND_DIGITS) errors.push(`/${name} has more than ${MAX_BOUND_DIGITS} significant digits`);
+  }
   if (f.amountMin !== null && f.amountMax !== null) {
     const c = new Decimal(f.amountMin).comparedTo(new Decimal(f.amountMax));
     if (c > 0) errors.push('/amountMin must not be greater than amountMax');

@@ -23,6 +23,7 @@ function systemPrompt(now: Date, timeZone: string): string {
     'TransactionFilter fields (all required; use null or [] when the question does not say):',
     `types: array of ${AI_TRANSACTION_TYPES.join('|')}; direction: in|out|null; amountMin, amountMax: decimal strings or null;`,
     'amountMinExclusive, amountMaxExclusive: booleans; currency: upper-case asset code or null (USD for $);',
+    'currencyIsAsset: true when the question names the currency as the transactions\' asset ("USD deposits", "in EUR"), false when it is only an amount\'s unit ("over $100");',
     'dateFrom (inclusive), dateTo (exclusive): ISO 8601 UTC instants or null;',
     `statuses: array of ${AI_STATUSES.join('|')}; chains: array of chain ids; bridges: array of bridge protocol ids; counterparties: array of strings;`,
     'hasComplianceFlags: true|false|null; sort: {"field": "amount"|"created_at", "order": "asc"|"desc"} or null; limit: integer or null;',

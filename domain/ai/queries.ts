@@ -69,18 +69,26 @@ export async function interpret(query: string, opts: { now: Date; timeZone: stri
   return { filter: p.filter, confidence: p.confidence, interpreter: 'parser', fallbackReason };
 }
 
-/** The spec's interpreted_query, with the further fields the filter carries. Amounts stay decimal strings. */
+/**
+ * The spec's interpreted_query, with the further fields the filter carries. The spec types
+ * amount_min as a number and has_compliance_flags as a boolean: the bounds are JSON numbers (at most
+ * MAX_BOUND_DIGITS significant digits, so exact), and has_compliance_flags is true only when the
+ * query asks for flagged transactions; compliance_flags_filter keeps the three states (flagged,
+ * unflagged, any).
+ */
 function presentInterpretation(f: TransactionFilter) {
   return {
     type: f.types,
     direction: f.direction,
-    amount_min: f.amountMin,
+    amount_min: f.amountMin === null ? null : Number(f.amountMin),
     amount_min_exclusive: f.amountMinExclusive,
-    amount_max: f.amountMax,
+    amount_max: f.amountMax === null ? null : Number(f.amountMax),
     amount_max_exclusive: f.amountMaxExclusive,
     currency: f.currency,
+    currency_is_asset: f.currencyIsAsset,
     date_range: { from: f.dateFrom, to: f.dateTo },
-    has_compliance_flags: f.hasComplianceFlags,
+    has_compliance_flags: f.hasComplianceFlags === true,
+    compliance_flags_filter: f.hasComplianceFlags === null ? 'any' : f.hasComplianceFlags ? 'flagged' : 'unflagged',
     statuses: f.statuses,
     chains: f.chains,
     bridges: f.bridges,

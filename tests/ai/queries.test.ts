@@ -58,7 +58,9 @@ async function bridge(amount: string, at: Date) {
      VALUES ($1, 'sandbox', $2, $3, $4, 'layerzero', 'ethereum', 'arbitrum', 'USDC', 'USDC', 'USDC', $5, 0, $5, $5, 0.005, $6, $6, 'completed', $1, now(), now())`,
     [id, t.user.userId, acct, quote, amount, wallet],
   );
-  await post({ asset: 'USDC', amount, direction: 'out', type: 'bridge', reference: id, at });
+  // The bridge's own entry (it went to an outside wallet: all of it left the books), linked as its settlement.
+  const e = await post({ asset: 'USDC', amount, direction: 'out', type: 'bridge', reference: id, at });
+  await getPool().query('UPDATE bridge_transfers SET settlement_entry_id = $2 WHERE id = $1', [id, e.id]);
   bridgeIds.push(id);
 }
 
@@ -117,6 +119,17 @@ describe('POST /api/v1/ai/transactions', () => {
     expect(d.analytics.median_amount).toBe(sorted[1].plus(sorted[2]).div(2).toFixed(2));
     const eur = await transactions('deposits in EUR');
     expect(eur).toMatchObject({ total_results: 1, analytics: { currency: 'EUR', total_volume: '300' } });
+  });
+
+  it('"all my USD deposits" names the asset: the EUR and USDC deposits are not in it (spec types: amount_min a number, has_compliance_flags a boolean)', async () => {
+    const d = await transactions('all my USD deposits');
+    expect(d.interpreted_query).toMatchObject({ currency: 'USD', currency_is_asset: true, has_compliance_flags: false, compliance_flags_filter: 'any', amount_min: null });
+    expect(d.total_results).toBe(3);
+    expect(d.transactions.map((x: { currency: string }) => x.currency)).toEqual(['USD', 'USD', 'USD']);
+    expect(d.analytics).toMatchObject({ currency: 'USD', total_volume: '450.50' });
+    const over = await transactions('deposits over $100.5');
+    expect(over.interpreted_query).toMatchObject({ amount_min: 100.5, amount_min_exclusive: true, currency: 'USD', currency_is_asset: false });
+    expect(typeof over.interpreted_query.amount_min).toBe('number');
   });
 
   it('compliance flags: a payment held for sanctions review is pending_review, flagged, risk 1', async () => {

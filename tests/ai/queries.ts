@@ -45,7 +45,7 @@ export const GOLDEN: GoldenQuery[] = [
   },
   { query: 'what did I spend on bridges last month', expect: { types: ['cross_chain_transfer'], direction: 'out', ...OCTOBER_BERLIN, intent: 'sum' } },
   { query: 'largest deposit this year', expect: { types: ['deposit'], ...YEAR_2026_BERLIN, sort: AMOUNT_DESC, limit: 1, intent: 'max' } },
-  { query: 'how much USDC do I hold across chains', expect: { currency: 'USDC', intent: 'balance' } },
+  { query: 'how much USDC do I hold across chains', expect: { currencyIsAsset: true, currency: 'USDC', intent: 'balance' } },
   { query: 'deposits last month', expect: { types: ['deposit'], ...OCTOBER_BERLIN } },
   { query: 'transfers since March', expect: { types: ['transfer'], dateFrom: at('2026-03-01T00:00:00+01:00'), dateTo: NOW_ISO } },
   { query: 'swaps between 1 and 15 June', expect: { types: ['swap'], ...range('2026-06-01T00:00:00+02:00', '2026-06-16T00:00:00+02:00') } },
@@ -89,6 +89,8 @@ export const GOLDEN: GoldenQuery[] = [
   // ------------------------------------------------------------ amounts
   { query: '$500', expect: exact('500', 'USD') },
   { query: '500 USD deposits', expect: { types: ['deposit'], ...exact('500', 'USD') } },
+  { query: 'all my USD deposits', expect: { types: ['deposit'], currency: 'USD', currencyIsAsset: true } },
+  { query: 'deposits over $100', expect: { types: ['deposit'], amountMin: '100', amountMinExclusive: true, currency: 'USD', currencyIsAsset: false } },
   { query: 'transfers of 500 dollars', expect: { types: ['transfer'], ...exact('500', 'USD') } },
   { query: '€1,200.50', expect: exact('1200.5', 'EUR') },
   { query: 'swaps above 1.2k', expect: { types: ['swap'], amountMin: '1200', amountMinExclusive: true } },
@@ -105,7 +107,7 @@ export const GOLDEN: GoldenQuery[] = [
   { query: 'exactly 42.50 USD', expect: exact('42.5', 'USD') },
   { query: 'over 100 and under 500 EUR', expect: { amountMin: '100', amountMinExclusive: true, amountMax: '500', amountMaxExclusive: true, currency: 'EUR' } },
   // A currency named on its own wins over the amount's.
-  { query: 'deposits in EUR over $500', expect: { types: ['deposit'], amountMin: '500', amountMinExclusive: true, currency: 'EUR' } },
+  { query: 'deposits in EUR over $500', expect: { currencyIsAsset: true, types: ['deposit'], amountMin: '500', amountMinExclusive: true, currency: 'EUR' } },
 
   // ------------------------------------------------------------ types, statuses, direction
   { query: 'top-ups and cash-outs', expect: { types: ['deposit', 'withdrawal'] } },
@@ -129,9 +131,9 @@ export const GOLDEN: GoldenQuery[] = [
   { query: 'outgoing transfers', expect: { types: ['transfer'], direction: 'out' } },
 
   // ------------------------------------------------------------ chains, bridges, counterparties
-  { query: 'USDC on arbitrum and base', expect: { currency: 'USDC', chains: ['arbitrum', 'base'] } },
+  { query: 'USDC on arbitrum and base', expect: { currencyIsAsset: true, currency: 'USDC', chains: ['arbitrum', 'base'] } },
   { query: 'transfers on eth', expect: { types: ['transfer'], chains: ['ethereum'] } },
-  { query: 'ETH deposits on optimism', expect: { types: ['deposit'], currency: 'ETH', chains: ['optimism'] } },
+  { query: 'ETH deposits on optimism', expect: { currencyIsAsset: true, types: ['deposit'], currency: 'ETH', chains: ['optimism'] } },
   { query: 'bridges via wormhole or layerzero', expect: { types: ['cross_chain_transfer'], bridges: ['wormhole', 'layerzero'] } },
   { query: 'axelar transfers on bnb smart chain', expect: { types: ['cross_chain_transfer'], chains: ['bsc'], bridges: ['axelar'] } },
   { query: 'from @bob', expect: { counterparties: ['@bob'] } },
@@ -147,8 +149,8 @@ export const GOLDEN: GoldenQuery[] = [
   { query: 'how many failed transfers last week', expect: { types: ['transfer'], statuses: ['failed'], ...LAST_WEEK_BERLIN, intent: 'count' } },
   { query: 'average swap this year', expect: { types: ['swap'], ...YEAR_2026_BERLIN, intent: 'average' } },
   { query: 'total fees in Q3 2026', expect: { types: ['fee'], ...range('2026-07-01T00:00:00+02:00', '2026-10-01T00:00:00+02:00'), intent: 'sum' } },
-  { query: 'how much did I receive in EUR this year', expect: { direction: 'in', currency: 'EUR', ...YEAR_2026_BERLIN, intent: 'sum' } },
-  { query: 'how much EUR do I have', expect: { currency: 'EUR', intent: 'balance' } },
+  { query: 'how much did I receive in EUR this year', expect: { currencyIsAsset: true, direction: 'in', currency: 'EUR', ...YEAR_2026_BERLIN, intent: 'sum' } },
+  { query: 'how much EUR do I have', expect: { currencyIsAsset: true, currency: 'EUR', intent: 'balance' } },
 
   // ------------------------------------------------------------ other zones
   { query: 'last month', timeZone: 'America/New_York', expect: range('2026-10-01T00:00:00-04:00', '2026-11-01T00:00:00-04:00') },

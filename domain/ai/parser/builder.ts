@@ -4,7 +4,7 @@
  * that do not overlap) is refused, and its words then count as not understood.
  */
 import Decimal from 'decimal.js';
-import { AI_BRIDGES, AI_CHAINS, AI_MAX_COUNTERPARTIES, AI_STATUSES, AI_TRANSACTION_TYPES, emptyFilter, type AiCurrency, type AiStatus, type AiTransactionType, type TransactionFilter } from '../filter';
+import { AI_BRIDGES, AI_CHAINS, AI_MAX_COUNTERPARTIES, AI_STATUSES, AI_TRANSACTION_TYPES, emptyFilter, MAX_BOUND_DIGITS, significantDigits, type AiCurrency, type AiStatus, type AiTransactionType, type TransactionFilter } from '../filter';
 import type { Bound } from './amounts';
 
 export type Aggregate = 'sum' | 'count' | 'average' | 'balance';
@@ -46,6 +46,8 @@ export class FilterBuilder {
 
   setAmount(min: Bound | null, max: Bound | null, currency: AiCurrency | null): boolean {
     if ((min && this.min) || (max && this.max)) return false;
+    // A bound is shown as a JSON number: beyond MAX_BOUND_DIGITS it would not print as written.
+    if ([min, max].some((b) => b !== null && significantDigits(b.value) > MAX_BOUND_DIGITS)) return false;
     if (currency && this.amountCurrency && currency !== this.amountCurrency) return false;
     const lo = min ?? this.min;
     const hi = max ?? this.max;
@@ -124,6 +126,7 @@ export class FilterBuilder {
       f.amountMaxExclusive = this.max.exclusive;
     }
     f.currency = this.currency ?? this.amountCurrency;
+    f.currencyIsAsset = this.currency !== null;
     f.dateFrom = this.from === null ? null : new Date(this.from).toISOString();
     f.dateTo = this.to === null ? null : new Date(this.to).toISOString();
     f.statuses = AI_STATUSES.filter((s) => this.statuses.has(s));
