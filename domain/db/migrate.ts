@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT } from '../platform/config';
+import { MIGRATION_STEPS } from './migration-steps';
 
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma', 'migrations');
 
@@ -26,6 +27,21 @@ export interface MigrationFile {
   name: string;
   sql: string;
   checksum: string;
+  /** Named JS steps (domain/db/migration-steps.ts) run before the SQL, from `-- requires-step: <name>` header lines. */
+  steps: string[];
+}
+
+/** `-- requires-step: <name>` lines of the leading comment block (a step is part of the file, so of its checksum). */
+export function requiredSteps(sql: string): string[] {
+  const steps: string[] = [];
+  for (const line of sql.split('\n')) {
+    const l = line.trim();
+    if (l === '') continue;
+    if (!l.startsWith('--')) break;
+    const m = /^--\s*requires-step:\s*(\S+)\s*$/.exec(l);
+    if (m) steps.push(m[1]);
+  }
+  return steps;
 }
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
@@ -34,7 +50,7 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
   const out: MigrationFile[] = [];
   for (const name of names) {
     const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
-    out.push({ name, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+    out.push({ name, sql, checksum: createHash('sha256').update(sql).digest('hex'), steps: requiredSteps(sql) });
   }
   return out;
 }
@@ -47,7 +63,9 @@ export interface MigrateResult {
 /**
  * Applies pending migrations in name order, each in its own transaction, under an advisory
  * lock so that several processes starting at once migrate only once. A migration whose file
- * changed after it was applied is an error (as with Prisma), never silently re-run.
+ * changed after it was applied is an error (as with Prisma), never silently re-run. A migration's
+ * required steps run first, inside its transaction and on its client (work SQL cannot do, such as
+ * sealing secrets); a step name not registered stops everything before any pending migration runs.
  */
 export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrateResult> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -59,7 +77,7 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
       'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
     );
     const byName = new Map(done.rows.map((r) => [r.migration_name, r]));
-    const applied: string[] = [];
+    const pending: MigrationFile[] = [];
     for (const m of await readMigrations(dir)) {
       const prev = byName.get(m.name);
       if (prev?.finished_at) {
@@ -69,9 +87,19 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
         continue;
       }
       if (prev) throw new Error(`Migration ${m.name} failed earlier and needs manual resolution`);
+      pending.push(m);
+    }
+    // Checked up front: a half-upgraded database is worse than one not upgraded at all.
+    for (const m of pending) {
+      const unknown = m.steps.find((s) => !Object.hasOwn(MIGRATION_STEPS, s));
+      if (unknown !== undefined) throw new Error(`Migration ${m.name} requires an unknown step "${unknown}" (known: ${Object.keys(MIGRATION_STEPS).join(', ')})`);
+    }
+    const applied: string[] = [];
+    for (const m of pending) {
       const id = randomUUID();
       await client.query('BEGIN');
       try {
+        for (const s of m.steps) await MIGRATION_STEPS[s](client);
         await client.query(m.sql);
         await client.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count)

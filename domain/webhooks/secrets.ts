@@ -4,7 +4,7 @@
  * id, so a sealed value copied onto another webhook does not open. Only the signing step opens
  * them; the API shows a secret in the answers of create and rotate only, and nothing logs one.
  */
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Queryable } from '../db/pool';
 import { secretBox, SecretBoxError } from '../platform/secret-box';
 
 export const sealWebhookSecret = (webhookId: string, secret: string): string => secretBox().seal(secret, webhookId);
@@ -38,6 +38,21 @@ export function openSigningSecrets(row: SecretColumns): string[] {
     if (err instanceof SecretBoxError) throw new WebhookSecretUnavailableError(row.id, err);
     throw err;
   }
+}
+
+/**
+ * Migration step `seal-webhook-secrets` (domain/db/migration-steps.ts), run inside the migration
+ * that drops the readable `webhooks.secret` column, on its client: seals every secret still
+ * readable (rows written before sealing whose instance never started on the sealing code), so the
+ * column goes without losing one. A readable secret is the newest (only code from before sealing
+ * wrote it). Only this step may name the old column: it runs before that migration, never after.
+ */
+export async function sealReadableWebhookSecrets(c: Queryable): Promise<number> {
+  const { rows } = await c.query<{ id: string; secret: string }>('SELECT id, secret FROM webhooks WHERE secret IS NOT NULL ORDER BY id FOR UPDATE');
+  for (const r of rows) {
+    await c.query('UPDATE webhooks SET secret = NULL, secret_sealed = $2 WHERE id = $1', [r.id, sealWebhookSecret(r.id, r.secret)]);
+  }
+  return rows.length;
 }
 
 export interface SealingReport {

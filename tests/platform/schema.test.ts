@@ -58,6 +58,22 @@ describe('migrations', () => {
   });
 });
 
+describe('migration steps (a JS step run before a migration, in its transaction)', () => {
+  it('an unknown step name fails the migration and leaves nothing applied, not even the pending migration before it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
+    await cp(MIGRATIONS_DIR, dir, { recursive: true });
+    await mkdir(path.join(dir, '29990101000002_fine'));
+    await writeFile(path.join(dir, '29990101000002_fine', 'migration.sql'), 'CREATE TABLE "zz_fine" ("id" INTEGER);');
+    await mkdir(path.join(dir, '29990101000003_stepped'));
+    await writeFile(path.join(dir, '29990101000003_stepped', 'migration.sql'), '-- Needs a step nobody registered.\n-- requires-step: no-such-step\nCREATE TABLE "zz_stepped" ("id" INTEGER);');
+    await expect(migrate(url, dir)).rejects.toThrow(/29990101000003_stepped requires an unknown step "no-such-step"/);
+    const t = await client.query(`SELECT to_regclass('zz_fine') AS a, to_regclass('zz_stepped') AS b`);
+    expect(t.rows[0]).toEqual({ a: null, b: null });
+    const m = await client.query(`SELECT count(*)::int AS n FROM _prisma_migrations WHERE migration_name LIKE '2999%'`);
+    expect(m.rows[0].n).toBe(0);
+  });
+});
+
 describe('schema.prisma matches the migrated database', () => {
   it('has the same tables, columns, types and nullability', async () => {
     const models = readPrismaModels();
