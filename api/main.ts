@@ -7,7 +7,7 @@ import { loadConfig } from '../domain/platform/config';
 import { runShutdown } from '../domain/platform/shutdown';
 import { closeTemporal } from '../domain/temporal/client';
 import { warmCaches } from '../domain/platform/maintenance';
-import { sealPlaintextWebhookSecrets } from '../domain/webhooks/secrets';
+import { resealWebhookSecrets } from '../domain/webhooks/secrets';
 import { buildApp } from './app';
 
 const cfg = loadConfig();
@@ -16,13 +16,13 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
-// Webhook secrets at rest: readable ones sealed, old master keys' values re-sealed (idempotent).
-reportSealing(await sealPlaintextWebhookSecrets());
+// Webhook secrets at rest: old master keys' values re-sealed under the current one (idempotent).
+reportSealing(await resealWebhookSecrets());
 await warmCaches();
 const app = await buildApp();
 await app.listen({ port: cfg.port, host: cfg.host });
-function reportSealing(r: Awaited<ReturnType<typeof sealPlaintextWebhookSecrets>>) {
-  if (r.sealed || r.resealed) console.log(`webhook secrets: ${r.sealed} sealed, ${r.resealed} re-sealed under the current master key`);
+function reportSealing(r: Awaited<ReturnType<typeof resealWebhookSecrets>>) {
+  if (r.resealed) console.log(`webhook secrets: ${r.resealed} re-sealed under the current master key`);
   if (r.unreadable.length) console.error(`webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${r.unreadable.join(', ')}`);
 }
 // Drain within SHUTDOWN_TIMEOUT_MS; past it, name what was cut short and exit 1.

@@ -120,9 +120,9 @@ async function main() {
   progress('Migrations');
   const m = await migrate(process.env.DATABASE_URL!);
   done(m.applied.length ? `applied ${m.applied.join(', ')}` : 'database is up to date');
-  // Webhook secrets at rest (SQL cannot encrypt): readable ones sealed, old master keys' values re-sealed.
-  const sealing = await (await import('../domain/webhooks/secrets')).sealPlaintextWebhookSecrets();
-  if (sealing.sealed || sealing.resealed) done(`webhook secrets: ${sealing.sealed} sealed, ${sealing.resealed} re-sealed under the current master key`);
+  // Webhook secrets at rest: old master keys' values re-sealed under the current one (readable ones were sealed by the migrations).
+  const sealing = await (await import('../domain/webhooks/secrets')).resealWebhookSecrets();
+  if (sealing.resealed) done(`webhook secrets: ${sealing.resealed} re-sealed under the current master key`);
   if (sealing.unreadable.length) console.error(`      webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${sealing.unreadable.join(', ')}`);
 
   progress('Event stream');

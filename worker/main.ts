@@ -19,7 +19,7 @@ import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
 import { startEventDispatcher } from '../domain/events/dispatcher';
 import { closeEventStream } from '../domain/events/stream';
-import { sealPlaintextWebhookSecrets } from '../domain/webhooks/secrets';
+import { resealWebhookSecrets } from '../domain/webhooks/secrets';
 import { ensureSearchAttributes, getTemporalConnection } from '../domain/temporal/client';
 import { createWorker } from './index';
 
@@ -31,9 +31,9 @@ if (!cfg.databaseUrl) {
   process.exit(1);
 }
 await migrate(cfg.databaseUrl);
-// Webhook secrets at rest: readable ones sealed, old master keys' values re-sealed (idempotent; the API does it too).
-const sealing = await sealPlaintextWebhookSecrets();
-if (sealing.sealed || sealing.resealed) console.log(`webhook secrets: ${sealing.sealed} sealed, ${sealing.resealed} re-sealed under the current master key`);
+// Webhook secrets at rest: old master keys' values re-sealed under the current one (idempotent; the API does it too).
+const sealing = await resealWebhookSecrets();
+if (sealing.resealed) console.log(`webhook secrets: ${sealing.resealed} re-sealed under the current master key`);
 if (sealing.unreadable.length) console.error(`webhook secrets that do not open (tampered, or their master key is not in SECRETS_MASTER_KEYS): ${sealing.unreadable.join(', ')}`);
 // An unknown RATES_PROVIDER stops the worker here rather than at the first valuation.
 rateProviderFor();

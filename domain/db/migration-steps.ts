@@ -10,7 +10,7 @@ import { sealReadableWebhookSecrets } from '../webhooks/secrets';
 export type MigrationStep = (client: Pick<pg.ClientBase, 'query'>) => Promise<void>;
 
 export const MIGRATION_STEPS: Readonly<Record<string, MigrationStep>> = Object.freeze({
-  // For the migration dropping webhooks.secret: seals secrets still readable before the column goes.
+  // 20261207093500_webhook_secret_column_dropped: seals secrets still readable before the column goes.
   'seal-webhook-secrets': async (c) => {
     await sealReadableWebhookSecrets(c);
   },

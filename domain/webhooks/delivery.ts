@@ -45,7 +45,7 @@ const WINDOW_MS = 60_000;
 async function claim(input: AttemptInput): Promise<AttemptOutcome | Claimed> {
   return withTransaction(async (c) => {
     const { rows } = await c.query<DeliveryRow & Omit<SecretColumns, 'id'> & { url: string; active: boolean; user_id: string; environment: Environment }>(
-      `SELECT d.*, w.url, w.secret, w.secret_sealed, w.active, w.user_id, w.environment,
+      `SELECT d.*, w.url, w.secret_sealed, w.active, w.user_id, w.environment,
               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_sealed END AS previous_secret_sealed
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.id = $1 FOR UPDATE OF w, d`,
@@ -65,7 +65,7 @@ async function claim(input: AttemptInput): Promise<AttemptOutcome | Claimed> {
       return { outcome: 'cancelled', reason };
     }
     // Before taking a slot: a secret that does not open stops here, nothing sent (WebhookSecretUnavailableError).
-    const secrets = openSigningSecrets({ id: d.webhook_id, secret: d.secret, secret_sealed: d.secret_sealed, previous_secret_sealed: d.previous_secret_sealed });
+    const secrets = openSigningSecrets({ id: d.webhook_id, secret_sealed: d.secret_sealed, previous_secret_sealed: d.previous_secret_sealed });
     const existing = await c.query<{ succeeded: boolean | null }>('SELECT succeeded FROM webhook_delivery_attempts WHERE delivery_id = $1 AND attempt_no = $2', [
       d.id,
       input.attempt,

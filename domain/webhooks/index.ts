@@ -38,9 +38,8 @@ interface WebhookRow {
   url: string;
   events: string[];
   description: string | null;
-  /** Secrets are sealed (domain/webhooks/secrets.ts); `secret` is only set on rows from before sealing. */
-  secret: string | null;
-  secret_sealed: string | null;
+  /** Sealed (domain/webhooks/secrets.ts); never read here but by the delivery attempt. */
+  secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   active: boolean;
@@ -241,10 +240,10 @@ export async function rotateWebhookSecret(owner: Owner, id: string, opts: { grac
     ]);
     const row = found[0];
     if (!row) return null;
-    // The replaced secret, sealed (a row from before sealing holds it readable).
-    const previous = graceHours === 0 ? null : row.secret !== null ? sealWebhookSecret(id, row.secret) : row.secret_sealed;
+    // The replaced secret keeps its sealed value (bound to this webhook's id, so still valid here).
+    const previous = graceHours === 0 ? null : row.secret_sealed;
     const { rows } = await c.query<WebhookRow>(
-      `UPDATE webhooks SET secret = NULL, secret_sealed = $2, previous_secret_sealed = $3,
+      `UPDATE webhooks SET secret_sealed = $2, previous_secret_sealed = $3,
          previous_secret_expires_at = CASE WHEN $3::text IS NULL THEN NULL ELSE now() + make_interval(hours => $4) END,
          secret_rotated_at = now(), updated_at = now()
        WHERE id = $1 RETURNING *`,

@@ -20,9 +20,7 @@ export class WebhookSecretUnavailableError extends Error {
 export interface SecretColumns {
   /** The webhook id (the sealed values' context). */
   id: string;
-  /** Readable secret of a row written before sealing (emptied at start-up); null once sealed. */
-  secret: string | null;
-  secret_sealed: string | null;
+  secret_sealed: string;
   /** The replaced secret, only while its grace period lasts (the caller filters on previous_secret_expires_at). */
   previous_secret_sealed: string | null;
 }
@@ -31,8 +29,7 @@ export interface SecretColumns {
 export function openSigningSecrets(row: SecretColumns): string[] {
   try {
     const open = (sealed: string) => secretBox().open(sealed, row.id);
-    const current = row.secret ?? (row.secret_sealed !== null ? open(row.secret_sealed) : null);
-    if (current === null) throw new SecretBoxError('no secret is stored');
+    const current = open(row.secret_sealed);
     return row.previous_secret_sealed !== null ? [current, open(row.previous_secret_sealed)] : [current];
   } catch (err) {
     if (err instanceof SecretBoxError) throw new WebhookSecretUnavailableError(row.id, err);
@@ -55,9 +52,7 @@ export async function sealReadableWebhookSecrets(c: Queryable): Promise<number> 
   return rows.length;
 }
 
-export interface SealingReport {
-  /** Readable secrets moved into secret_sealed. */
-  sealed: number;
+export interface ResealingReport {
   /** Sealed values re-sealed under the current master key (after a master key was added first). */
   resealed: number;
   /** Webhooks with a value that does not open (tampered, or its master key not configured): left as they are. */
@@ -65,42 +60,40 @@ export interface SealingReport {
 }
 
 /**
- * Start-up step (API and worker; idempotent, safe when several processes run it at once): seals
- * every readable secret (SQL cannot encrypt, so the migration only made room) and re-seals values
- * sealed under another master key than the current one, so an old key can be dropped after every
- * process started once with the new key first. Rows are locked in id order, batch by batch.
+ * Start-up step (API and worker; idempotent, safe when several processes run it at once):
+ * re-seals values sealed under another master key than the current one, so an old key can be
+ * dropped after every process started once with the new key first (a replaced secret whose grace
+ * is over is dropped rather than re-sealed). Rows are locked in id order, batch by batch.
  */
-export async function sealPlaintextWebhookSecrets(batchSize = 200): Promise<SealingReport> {
+export async function resealWebhookSecrets(batchSize = 200): Promise<ResealingReport> {
   const box = secretBox();
-  const report: SealingReport = { sealed: 0, resealed: 0, unreadable: [] };
+  const report: ResealingReport = { resealed: 0, unreadable: [] };
   let after = '';
   for (;;) {
     const n = await withTransaction(async (c) => {
       const { rows } = await c.query<SecretColumns & { previous_secret_expires_at: Date | null }>(
-        `SELECT id, secret, secret_sealed, previous_secret_sealed, previous_secret_expires_at FROM webhooks
-         WHERE id > $1 AND (secret IS NOT NULL OR split_part(secret_sealed, '.', 2) <> $2 OR split_part(previous_secret_sealed, '.', 2) <> $2)
+        `SELECT id, secret_sealed, previous_secret_sealed, previous_secret_expires_at FROM webhooks
+         WHERE id > $1 AND (split_part(secret_sealed, '.', 2) <> $2 OR split_part(previous_secret_sealed, '.', 2) <> $2)
          ORDER BY id LIMIT $3 FOR UPDATE`,
         [after, box.currentKeyId, batchSize],
       );
       for (const r of rows) {
         after = r.id;
-        // Locked now: another process may have sealed it while we waited.
-        if (r.secret === null && box.keyIdOf(r.secret_sealed ?? '') === box.currentKeyId && (r.previous_secret_sealed === null || box.keyIdOf(r.previous_secret_sealed) === box.currentKeyId)) continue;
+        // Locked now: another process may have re-sealed it while we waited.
+        if (box.keyIdOf(r.secret_sealed) === box.currentKeyId && (r.previous_secret_sealed === null || box.keyIdOf(r.previous_secret_sealed) === box.currentKeyId)) continue;
         try {
-          const reseal = (sealed: string | null) => (sealed === null || box.keyIdOf(sealed) === box.currentKeyId ? sealed : box.seal(box.open(sealed, r.id), r.id));
-          // A readable secret is the newest (only code from before sealing writes it).
-          const current = r.secret !== null ? box.seal(r.secret, r.id) : reseal(r.secret_sealed);
+          const reseal = (sealed: string) => (box.keyIdOf(sealed) === box.currentKeyId ? sealed : box.seal(box.open(sealed, r.id), r.id));
+          const current = reseal(r.secret_sealed);
           // An expired previous secret is dropped rather than re-sealed.
           const expired = r.previous_secret_expires_at !== null && r.previous_secret_expires_at.getTime() <= Date.now();
-          const previous = expired ? null : reseal(r.previous_secret_sealed);
+          const previous = expired || r.previous_secret_sealed === null ? null : reseal(r.previous_secret_sealed);
           await c.query(
-            `UPDATE webhooks SET secret = NULL, secret_sealed = $2, previous_secret_sealed = $3,
+            `UPDATE webhooks SET secret_sealed = $2, previous_secret_sealed = $3,
                previous_secret_expires_at = CASE WHEN $3::text IS NULL THEN NULL ELSE previous_secret_expires_at END
              WHERE id = $1`,
             [r.id, current, previous],
           );
-          if (r.secret !== null) report.sealed++;
-          else report.resealed++;
+          report.resealed++;
         } catch (err) {
           if (!(err instanceof SecretBoxError)) throw err;
           report.unreadable.push(r.id);

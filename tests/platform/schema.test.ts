@@ -1,12 +1,14 @@
-import { createHash } from 'node:crypto';
-import { mkdtemp, mkdir, writeFile, cp } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, mkdir, readFile, writeFile, cp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MIGRATIONS_DIR, migrate, readMigrations } from '../../domain/db/migrate';
+import { secretBox } from '../../domain/platform/secret-box';
+import { openSigningSecrets } from '../../domain/webhooks/secrets';
 import { readPrismaModels } from '../helpers/prisma-schema';
-import { useTestDatabase } from '../helpers/db';
+import { urlFor, useTestDatabase } from '../helpers/db';
 
 let url: string;
 let client: pg.Client;
@@ -59,6 +61,8 @@ describe('migrations', () => {
 });
 
 describe('migration steps (a JS step run before a migration, in its transaction)', () => {
+  const DROP = '20261207093500_webhook_secret_column_dropped';
+
   it('an unknown step name fails the migration and leaves nothing applied, not even the pending migration before it', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
     await cp(MIGRATIONS_DIR, dir, { recursive: true });
@@ -71,6 +75,50 @@ describe('migration steps (a JS step run before a migration, in its transaction)
     expect(t.rows[0]).toEqual({ a: null, b: null });
     const m = await client.query(`SELECT count(*)::int AS n FROM _prisma_migrations WHERE migration_name LIKE '2999%'`);
     expect(m.rows[0].n).toBe(0);
+  });
+
+  it('an old database holding a readable webhook secret: the step seals it, then the readable column is dropped', async () => {
+    // A database of before this change: every migration up to the one dropping the column.
+    const name = `${inject('databasePrefix')}_old_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`).finally(() => admin.end());
+    const oldUrl = urlFor(name);
+    const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
+    await cp(MIGRATIONS_DIR, dir, { recursive: true });
+    await rm(path.join(dir, DROP), { recursive: true });
+    await migrate(oldUrl, dir);
+    const old = new pg.Client({ connectionString: oldUrl });
+    await old.connect();
+    try {
+      const legacy = `whsec_legacy_${randomBytes(8).toString('hex')}`;
+      await old.query(`INSERT INTO users (id, name, email, password_hash) VALUES ('usr_old', 'Old', 'old@example.test', 'x')`);
+      await old.query(`INSERT INTO webhooks (id, user_id, environment, url, events, secret) VALUES ('wh_old', 'usr_old', 'sandbox', 'https://old.example.test/hook', '{*}', $1)`, [legacy]);
+
+      // The step runs in the migration's transaction: a migration failing after it leaves the secret as it was.
+      await mkdir(path.join(dir, DROP));
+      await writeFile(path.join(dir, DROP, 'migration.sql'), '-- requires-step: seal-webhook-secrets\nSELECT no_such_function();');
+      await expect(migrate(oldUrl, dir)).rejects.toThrow(/failed/);
+      expect((await old.query('SELECT secret, secret_sealed FROM webhooks')).rows[0]).toEqual({ secret: legacy, secret_sealed: null });
+      // Without the step, the migration's own guard refuses rather than drop a secret nobody sealed.
+      const real = await readFile(path.join(MIGRATIONS_DIR, DROP, 'migration.sql'), 'utf8');
+      await writeFile(path.join(dir, DROP, 'migration.sql'), real.replace(/^-- requires-step: .*$/m, '--'));
+      await expect(migrate(oldUrl, dir)).rejects.toThrow(/1 webhook\(s\) still hold a readable secret/);
+      expect((await old.query('SELECT secret FROM webhooks')).rows[0].secret).toBe(legacy);
+
+      expect((await migrate(oldUrl)).applied).toEqual([DROP]);
+      const cols = await old.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'webhooks' AND column_name LIKE '%secret%' ORDER BY 1`);
+      expect(cols.rows.map((r) => r.column_name)).toEqual(['previous_secret_expires_at', 'previous_secret_sealed', 'secret_rotated_at', 'secret_sealed']);
+      const { rows } = await old.query('SELECT id, secret_sealed, previous_secret_sealed, row_to_json(w)::text AS text FROM webhooks w');
+      expect(rows[0].text).not.toContain(legacy);
+      expect(secretBox().open(rows[0].secret_sealed, 'wh_old')).toBe(legacy);
+      // What a delivery signs with.
+      expect(openSigningSecrets(rows[0])).toEqual([legacy]);
+      // A row without a sealed secret cannot be written any more.
+      await expect(old.query(`UPDATE webhooks SET secret_sealed = NULL`)).rejects.toThrow(/secret_sealed/);
+    } finally {
+      await old.end();
+    }
   });
 });
 

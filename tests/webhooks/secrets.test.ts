@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { dispatchOnce } from '../../domain/events/dispatcher';
 import { secretBox } from '../../domain/platform/secret-box';
-import { sealPlaintextWebhookSecrets } from '../../domain/webhooks/secrets';
+import { resealWebhookSecrets } from '../../domain/webhooks/secrets';
 import { verifySignature, verifySignatureV2 } from '../../domain/webhooks/signature';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { TEST_MASTER_KEYS } from '../helpers/db';
@@ -63,8 +63,8 @@ async function deliverOne(user: TestUser): Promise<Received> {
 
 const row = async (id: string) =>
   (
-    await getPool().query<{ secret: string | null; secret_sealed: string | null; previous_secret_sealed: string | null; previous_secret_expires_at: Date | null; text: string }>(
-      'SELECT secret, secret_sealed, previous_secret_sealed, previous_secret_expires_at, row_to_json(w)::text AS text FROM webhooks w WHERE id = $1',
+    await getPool().query<{ secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: Date | null; text: string }>(
+      'SELECT secret_sealed, previous_secret_sealed, previous_secret_expires_at, row_to_json(w)::text AS text FROM webhooks w WHERE id = $1',
       [id],
     )
   ).rows[0];
@@ -72,13 +72,14 @@ const row = async (id: string) =>
 const hmac = (secret: string, content: string) => createHmac('sha256', secret).update(content).digest('hex');
 
 describe('secrets at rest', () => {
-  it('create and rotate store sealed values only; start-up sealing moves readable ones (idempotent)', async () => {
+  it('create and rotate store sealed values only (no readable column left); the start-up re-sealing is idempotent', async () => {
     const { user, id, secret } = await hooked();
     let r = await row(id);
-    expect(r.secret).toBeNull();
+    // The readable column is gone (20261207093500_webhook_secret_column_dropped; the upgrade: tests/platform/schema.test.ts).
+    expect(Object.keys(JSON.parse(r.text))).not.toContain('secret');
     expect(r.secret_sealed).toMatch(/^v1\.test-1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]+$/);
     expect(r.text).not.toContain(secret);
-    expect(secretBox().open(r.secret_sealed!, id)).toBe(secret);
+    expect(secretBox().open(r.secret_sealed, id)).toBe(secret);
     // A secret given by the caller is sealed the same way.
     const given = await call('POST', '/api/v2/webhooks', user.headers, { url: rx.url, events: ['transfer.completed'], secret: 'my-own-secret-of-enough-length' });
     expect((await row(given.json().data.id)).text).not.toContain('my-own-secret-of-enough-length');
@@ -87,29 +88,16 @@ describe('secrets at rest', () => {
     expect(rot.statusCode).toBe(201);
     const fresh = rot.json().data.secret as string;
     r = await row(id);
-    expect(r.secret).toBeNull();
     expect(r.text).not.toContain(secret);
     expect(r.text).not.toContain(fresh);
-    expect(secretBox().open(r.secret_sealed!, id)).toBe(fresh);
+    expect(secretBox().open(r.secret_sealed, id)).toBe(fresh);
     expect(secretBox().open(r.previous_secret_sealed!, id)).toBe(secret);
 
-    // Rows from before sealing (the migration cannot encrypt): readable until the start-up step.
-    const legacy = `whsec_legacy_${randomBytes(8).toString('hex')}`;
-    await getPool().query('UPDATE webhooks SET secret = $2, secret_sealed = NULL, previous_secret_sealed = NULL, previous_secret_expires_at = NULL WHERE id = $1', [id, legacy]);
-    // Until then a delivery still signs with it.
-    expect(verifySignature(legacy, (await deliverOne(user)).body, (rx.received.at(-1)!.headers['x-webhook-signature'] as string))).toBe(true);
-    const first = await sealPlaintextWebhookSecrets();
-    expect(first.sealed).toBeGreaterThanOrEqual(1);
-    expect(first.unreadable).toEqual([]);
-    r = await row(id);
-    expect(r.secret).toBeNull();
-    expect(r.text).not.toContain(legacy);
-    expect(secretBox().open(r.secret_sealed!, id)).toBe(legacy);
-    expect(await sealPlaintextWebhookSecrets()).toEqual({ sealed: 0, resealed: 0, unreadable: [] });
-    const { rows } = await getPool().query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE secret IS NOT NULL');
-    expect(rows[0].n).toBe(0);
+    // Everything is under the current key already: the start-up step changes nothing.
+    expect(await resealWebhookSecrets()).toEqual({ resealed: 0, unreadable: [] });
+    expect((await row(id)).secret_sealed).toBe(r.secret_sealed);
     const got = await deliverOne(user);
-    expect(got.headers['x-webhook-signature']).toBe(hmac(legacy, got.body));
+    expect((got.headers['x-webhook-signature'] as string).split(',')).toEqual([hmac(fresh, got.body), hmac(secret, got.body)]);
   });
 
   it('the API shows a secret only in the create and rotate answers', async () => {
@@ -217,7 +205,7 @@ describe('unopenable secrets and master key rotation', () => {
     expect(d!.attempt_count).toBe(0);
     expect(rx.received.length).toBe(before);
     // The start-up step re-seals only other keys' values: it leaves this one as it is.
-    await sealPlaintextWebhookSecrets();
+    await resealWebhookSecrets();
     expect((await row(id)).secret_sealed).toBe(parts.join('.'));
     // The value restored (e.g. from a backup): the activity's next retry delivers, correctly signed.
     await getPool().query('UPDATE webhooks SET secret_sealed = $2 WHERE id = $1', [id, sealed]);
@@ -237,7 +225,7 @@ describe('unopenable secrets and master key rotation', () => {
     const other = await hooked();
     expect((await row(other.id)).secret_sealed!.startsWith('v1.test-2.')).toBe(true);
     // Re-sealing at start-up, then the old key can go.
-    const report = await sealPlaintextWebhookSecrets();
+    const report = await resealWebhookSecrets();
     expect(report.resealed).toBeGreaterThanOrEqual(1);
     expect(report.unreadable).toEqual([]);
     const { rows } = await getPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks WHERE secret_sealed NOT LIKE 'v1.test-2.%'`);
@@ -247,11 +235,11 @@ describe('unopenable secrets and master key rotation', () => {
     expect(got.headers['x-webhook-signature']).toBe(hmac(secret, got.body));
     // Back on the old key alone, the re-sealed rows do not open: an error naming the missing key.
     process.env.SECRETS_MASTER_KEYS = oldKey;
-    expect((await sealPlaintextWebhookSecrets()).unreadable).toContain(id);
+    expect((await resealWebhookSecrets()).unreadable).toContain(id);
     process.env.SECRETS_MASTER_KEYS = `${oldKey},${newKey}`;
     // Rows sealed under test-2 are re-sealed back under test-1 (the first key): every row opens with test-1 alone.
-    await sealPlaintextWebhookSecrets();
+    await resealWebhookSecrets();
     process.env.SECRETS_MASTER_KEYS = oldKey;
-    expect(await sealPlaintextWebhookSecrets()).toEqual({ sealed: 0, resealed: 0, unreadable: [] });
+    expect(await resealWebhookSecrets()).toEqual({ resealed: 0, unreadable: [] });
   });
 });
