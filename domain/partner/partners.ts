@@ -15,7 +15,8 @@ import { writeOutboxEvent } from '../events/outbox';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { loadConfig } from '../platform/config';
-import { createWebhook } from '../webhooks';
+import { createWebhook, generateSecret } from '../webhooks';
+import { sealPartnerWebhookSecret } from './webhook-secret';
 import { assertSafeWebhookUrl } from '../webhooks/url-safety';
 import { MODULES, type Module } from './modules';
 import { SDK_LANGUAGES } from './sdk/request';
@@ -61,7 +62,7 @@ export interface Partner {
 
 export interface OnboardResult {
   partner: Partner;
-  credentials: { apiKey: string; sandboxKey: string; partnerKey: string; webhookSecret: string | null };
+  credentials: { apiKey: string; sandboxKey: string; partnerKey: string; webhookSecret: string };
 }
 
 type Row = Record<string, any>;
@@ -117,6 +118,7 @@ export async function onboardPartner(p: Principal, b: OnboardRequest): Promise<O
   if (b.webhook_url !== undefined) await assertSafeWebhookUrl(b.webhook_url);
   const id = newId('ptn');
   const partnerKey = `fpk_${randomBytes(32).toString('base64url')}`;
+  const webhookSecret = generateSecret();
   const burst = burstFor(perMinute);
   const result = await withTransaction(async (c) => {
     // The partner's own platform user: an unreachable address (.invalid), no usable password.
@@ -142,6 +144,8 @@ export async function onboardPartner(p: Principal, b: OnboardRequest): Promise<O
       await c.query('UPDATE api_keys SET partner_id = $2, burst_limit = $3 WHERE id = $1', [k.record.id, id, burst]);
       keys[environment] = k.value;
     }
+    // Issued whether or not a webhook_url is given: it signs the partner's webhooks whenever one is set.
+    await c.query('UPDATE partners SET webhook_secret_sealed = $2 WHERE id = $1', [id, sealPartnerWebhookSecret(id, webhookSecret)]);
     const { rows } = await c.query<Row>('SELECT * FROM partners WHERE id = $1', [id]);
     const partner = toPartner(rows[0]);
     await writeOutboxEvent(c, {
@@ -154,13 +158,11 @@ export async function onboardPartner(p: Principal, b: OnboardRequest): Promise<O
     });
     return { partner, keys };
   });
-  let webhookSecret: string | null = null;
   if (b.webhook_url !== undefined) {
-    // Deliveries of the partner's sandbox events (where integration starts); secret shown once.
+    // Deliveries of the partner's sandbox events (where integration starts), signed with the secret above.
     const w = await createWebhook({ userId: result.partner.userId, environment: 'sandbox' }, { url: b.webhook_url, events: ['*'], description: `${result.partner.organizationName} (partner onboarding)` });
     await getPool().query('UPDATE partners SET webhook_id = $2, updated_at = now() WHERE id = $1', [id, w.webhook.id]);
     result.partner.webhookId = w.webhook.id;
-    webhookSecret = w.secret;
   }
   return { partner: result.partner, credentials: { apiKey: result.keys.production, sandboxKey: result.keys.sandbox, partnerKey, webhookSecret } };
 }
@@ -172,17 +174,19 @@ export async function getPartner(id: string, c: Queryable = getPool()): Promise<
 
 /** The onboarding checklist from real state: keys, webhook, a generated SDK, a successful sandbox call. */
 export async function onboardingChecklist(partner: Partner): Promise<{ apiKeyGenerated: boolean; webhookConfigured: boolean; sdkGenerated: boolean; sandboxTested: boolean; complianceReview: string }> {
-  const { rows } = await getPool().query<{ keys: number; tested: boolean; sdks: number }>(
+  const { rows } = await getPool().query<{ keys: number; tested: boolean; sdks: number; webhooks: boolean }>(
     `SELECT (SELECT count(*)::int FROM api_keys WHERE partner_id = $1 AND revoked_at IS NULL) AS keys,
+            EXISTS (SELECT 1 FROM webhooks WHERE user_id = $2 AND active) AS webhooks,
             EXISTS (SELECT 1 FROM api_keys WHERE partner_id = $1 AND environment = 'sandbox' AND last_used_at IS NOT NULL) AS tested,
             (SELECT count(*)::int FROM sdk_generations WHERE partner_id = $1 AND status = 'completed') AS sdks`,
-    [partner.id],
+    [partner.id, partner.userId],
   );
-  return { apiKeyGenerated: rows[0].keys > 0, webhookConfigured: partner.webhookId !== null, sdkGenerated: rows[0].sdks > 0, sandboxTested: rows[0].tested, complianceReview: partner.complianceReview };
+  // Any active webhook of the partner's, registered at onboarding or later.
+  return { apiKeyGenerated: rows[0].keys > 0, webhookConfigured: rows[0].webhooks, sdkGenerated: rows[0].sdks > 0, sandboxTested: rows[0].tested, complianceReview: partner.complianceReview };
 }
 
 /** URLs the onboarding result names (the API itself, and the live dashboard). */
-export function partnerUrls(): { sandboxUrl: string; dashboardUrl: string } {
+export function partnerUrls(): { sandbox_url: string; dashboard_url: string } {
   const base = loadConfig().publicUrl.replace(/\/$/, '') || `http://localhost:${loadConfig().port}`;
-  return { sandboxUrl: `${base}/api`, dashboardUrl: `${base}/api/v1/live-dashboard` };
+  return { sandbox_url: `${base}/api`, dashboard_url: `${base}/api/v1/live-dashboard` };
 }

@@ -7,6 +7,7 @@ import { newId, randomToken } from '../platform/ids';
 import { webhookConfig } from './config';
 import { sealWebhookSecret } from './secrets';
 import { assertSafeWebhookUrl } from './url-safety';
+import { partnerWebhookSecret } from '../partner/webhook-secret';
 
 export interface Owner {
   userId: string;
@@ -133,9 +134,11 @@ export interface WebhookInput {
 /** Registers an endpoint; the secret (given or generated) is returned here and on rotation only. */
 export async function createWebhook(owner: Owner, input: WebhookInput): Promise<{ webhook: Webhook; secret: string }> {
   const events = normalizeEvents(input.events);
-  const secret = input.secret !== undefined ? checkSecret(input.secret) : generateSecret();
+  const given = input.secret !== undefined ? checkSecret(input.secret) : null;
   const url = (await assertSafeWebhookUrl(input.url)).toString();
   return withTransaction(async (c) => {
+    // A partner's webhooks sign with the secret its onboarding gave it (domain/partner/webhook-secret.ts).
+    const secret = given ?? (await partnerWebhookSecret(c, owner.userId)) ?? generateSecret();
     // Serialises concurrent creations of one user so the per-user limit holds.
     await c.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [owner.userId]);
     const { rows: n } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE user_id = $1 AND environment = $2', [

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
+import { openSigningSecrets } from '../../domain/webhooks/secrets';
 import { forgetPartnerContext } from '../../domain/partner/context';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { checkOutboxAgainstCatalog } from '../rails/events';
@@ -79,6 +80,24 @@ describe('partner onboarding and credentials', () => {
     expect(me.json().data.onboarding_checklist.sandbox_tested).toBe(true);
     const ev = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1`, [p.partner_id]);
     expect(ev.rows.map((r) => r.type)).toContain('partner.onboarded');
+  });
+
+  it('the spec record\'s own names (sandbox_url, dashboard_url), and a webhook_secret even without a webhook_url: it signs the webhook set later', async () => {
+    const p = await onboard({ webhook_url: undefined, modules: ['accounts', 'webhooks'] });
+    expect(p.sandbox_url).toMatch(/^https?:\/\/.+\/api$/);
+    expect(p.dashboard_url).toMatch(/^https?:\/\/.+\/api\/v1\/live-dashboard$/);
+    expect(p).not.toHaveProperty('sandboxUrl');
+    expect(p.api_credentials.webhook_secret).toMatch(/^whsec_.{16,}/);
+    expect(p.onboarding_checklist.webhook_configured).toBe(false);
+    // The secret is kept sealed, never readable.
+    const stored = JSON.stringify((await getPool().query('SELECT * FROM partners WHERE id = $1', [p.partner_id])).rows);
+    expect(stored).not.toContain(p.api_credentials.webhook_secret);
+    // Later, the partner registers its webhook: deliveries are signed with the secret onboarding gave.
+    const w = await call('POST', '/api/v2/webhooks', as(p), { url: 'http://127.0.0.1:9/later-hooks', events: ['*'] });
+    expect(w.statusCode, w.body).toBe(201);
+    const row = (await getPool().query('SELECT id, secret_sealed, previous_secret_sealed FROM webhooks WHERE id = $1', [w.json().data.id])).rows[0];
+    expect(openSigningSecrets(row)).toEqual([p.api_credentials.webhook_secret]);
+    expect((await call('GET', '/api/v2/partner', as(p))).json().data.onboarding_checklist.webhook_configured).toBe(true);
   });
 
   it('only operators onboard; bad modules, CIDRs and languages are 422 with a pointer and store nothing', async () => {
