@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import './types';
 import { getPool } from '../domain/db/pool';
+import { startCacheNotices } from '../domain/events/cache-notices';
 import { loadConfig } from '../domain/platform/config';
 import { createRateLimiter, type RateLimiter } from '../domain/platform/rate-limiter';
 import { createTransferService, type TransferService } from '../domain/transfers';
@@ -102,8 +103,12 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
 
   const purge = setInterval(() => purgeExpiredIdempotencyKeys().catch(() => undefined), 10 * 60_000);
   purge.unref();
+  // Revocations made by other processes evict this one's cached keys, TPPs, partner settings and
+  // prices; until it listens, those are looked up on every request (domain/events/cache-notices.ts).
+  const notices = startCacheNotices();
   app.addHook('onClose', async () => {
     clearInterval(purge);
+    await notices.stop();
     if (!opts.rateLimiter) await limiter.close();
   });
   return app;

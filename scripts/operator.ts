@@ -27,6 +27,7 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
   console.log(command === 'grant' ? `${user.email} (${user.id}) is now a platform operator.` : `${user.email} (${user.id}) is no longer a platform operator.`);
+  if (!user.notified) console.log('Running API processes could not be told over NATS (NATS_URL); their API keys follow within 5 s.');
   return 0;
 }
 

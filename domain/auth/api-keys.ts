@@ -9,6 +9,7 @@ import type { Environment } from '../platform/environment';
 import type { Permission, Principal } from './principal';
 import { noteApiKeyAddress } from './security-alerts';
 import { assertNotAgent } from './agents';
+import { cacheEpoch, cachesTrusted, canStore, credentialsChanged, registerCache } from '../events/cache-notices';
 
 export type KeyFormat = 'fak' | 'sk';
 
@@ -125,15 +126,16 @@ async function getKeyRow(tx: Queryable, id: string): Promise<KeyRow | null> {
 }
 
 // Short-lived cache of key lookups: the hot path (every API call) should not cost a query each.
-// Revocation on this instance clears it at once; other instances see it within CACHE_MS.
+// A revocation, rotation or change of the key's user reaches every process's cache through a notice
+// (domain/events/cache-notices.ts); entries are used only while those are heard, and for CACHE_MS at most.
 const CACHE_MS = 5_000;
 type Cached = { at: number; principal: Principal | null; allowlist: string[]; expiresAt: Date | null; id: string };
 const cache = new Map<string, Cached>();
 const lastUsedWritten = new Map<string, number>();
-
-export function forgetCachedKeys(): void {
-  cache.clear();
-}
+registerCache('api_keys', (n) => {
+  if (!n || n.cache !== 'api_keys' || (!n.keyId && !n.userId)) return cache.clear();
+  for (const [hash, e] of cache) if (e.id === n.keyId || e.principal?.userId === n.userId) cache.delete(hash);
+});
 
 export type KeyCheck =
   | { ok: true; principal: Principal }
@@ -142,8 +144,9 @@ export type KeyCheck =
 export async function authenticateApiKey(value: string, ip: string): Promise<KeyCheck> {
   const hash = hashApiKey(value);
   const now = Date.now();
-  let entry = cache.get(hash);
+  let entry = cachesTrusted() ? cache.get(hash) : undefined;
   if (!entry || now - entry.at > CACHE_MS) {
+    const taken = cacheEpoch();
     const row = await getPrisma().apiKey.findUnique({ where: { keyHash: hash }, include: { user: true } });
     if (!row) return { ok: false, reason: 'invalid' };
     if (row.revokedAt) {
@@ -170,7 +173,8 @@ export async function authenticateApiKey(value: string, ip: string): Promise<Key
         agent: row.agent,
       },
     };
-    cache.set(hash, entry);
+    // Not stored if a notice came in while the row was read: the row may predate its change.
+    if (canStore(taken)) cache.set(hash, entry);
   }
   if (entry.expiresAt && entry.expiresAt.getTime() <= now) return { ok: false, reason: 'expired' };
   if (!ipAllowed(ip, entry.allowlist)) return { ok: false, reason: 'ip_not_allowed' };
@@ -341,7 +345,7 @@ export async function revokeApiKey(scope: KeyScope, id: string): Promise<ApiKeyR
   const updated = key.revokedAt
     ? key
     : await getPrisma().apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-  cache.clear();
+  await credentialsChanged({ cache: 'api_keys', keyId: id });
   return updated;
 }
 
@@ -389,6 +393,7 @@ export async function rotateApiKey(
     }
     return Object.assign({}, created, { previous: (await getKeyRow(tx, id))! });
   });
-  cache.clear();
+  // After the commit: the old key is revoked or now expires sooner, on every process.
+  if (result) await credentialsChanged({ cache: 'api_keys', keyId: id });
   return result;
 }

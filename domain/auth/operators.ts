@@ -4,6 +4,7 @@
 // no operator exists, which a registered, logged-in user redeems to become the first operator.
 import { createHash } from 'node:crypto';
 import { withTransaction, type Queryable } from '../db/pool';
+import { credentialsChanged } from '../events/cache-notices';
 import { loadConfig } from '../platform/config';
 import { DomainError } from '../platform/errors';
 import { newId, randomToken } from '../platform/ids';
@@ -69,7 +70,7 @@ export async function redeemBootstrapToken(p: Principal, token: string): Promise
   if (p.kind !== 'session') {
     throw new DomainError('LOGIN_SESSION_REQUIRED', 'Redeem the bootstrap token with a login access token, not an API key');
   }
-  return withTransaction(async (tx) => {
+  const made = await withTransaction(async (tx) => {
     await lockOperators(tx);
     if (await anyOperator(tx)) {
       await discardUnusedTokens(tx);
@@ -85,11 +86,18 @@ export async function redeemBootstrapToken(p: Principal, token: string): Promise
     await discardUnusedTokens(tx);
     return { userId: p.userId };
   });
+  // The user's API keys carry is_admin in every process's key cache.
+  await credentialsChanged({ cache: 'api_keys', userId: made.userId });
+  return made;
 }
 
-/** `npm run operator -- grant|revoke <email>`: null when no user has that email. */
-export async function setOperator(email: string, isOperator: boolean): Promise<{ id: string; email: string } | null> {
-  return withTransaction(async (tx) => {
+/**
+ * `npm run operator -- grant|revoke <email>`: null when no user has that email. `notified`: whether
+ * the running API processes were told (their cached API keys carry is_admin); if not, they see the
+ * change within the key cache's 5 s.
+ */
+export async function setOperator(email: string, isOperator: boolean): Promise<{ id: string; email: string; notified: boolean } | null> {
+  const user = await withTransaction(async (tx) => {
     await lockOperators(tx);
     const { rows } = await tx.query<{ id: string; email: string }>(
       'UPDATE users SET is_admin = $2, updated_at = now() WHERE email = $1 RETURNING id, email',
@@ -98,6 +106,8 @@ export async function setOperator(email: string, isOperator: boolean): Promise<{
     if (isOperator && rows.length) await discardUnusedTokens(tx);
     return rows[0] ?? null;
   });
+  if (!user) return null;
+  return { ...user, notified: await credentialsChanged({ cache: 'api_keys', userId: user.id }) };
 }
 
 export async function listOperators(tx?: Queryable): Promise<Array<{ id: string; email: string }>> {

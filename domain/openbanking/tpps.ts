@@ -15,6 +15,7 @@ import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { certificateMissing, decodeCertificateHeader, derOfPem, fingerprintOfDer, parseTppCertificate, PSD2_ROLE_NAMES, type Psd2Role, type TppCertificate } from './certificates';
 import { sandboxIssuance } from './sandbox-ca';
+import { cacheEpoch, cachesTrusted, canStore, credentialsChanged, registerCache } from '../events/cache-notices';
 
 export const TPP_STATUSES = ['active', 'blocked'] as const;
 export type TppStatus = (typeof TPP_STATUSES)[number];
@@ -94,9 +95,16 @@ async function issuingEnvironment(cert: TppCertificate, c: Queryable): Promise<E
 
 const cache = new Map<string, { at: number; tpp: Tpp | null }>();
 onPoolClosed(() => cache.clear());
-/** How long a lookup is reused: a block or a new registration reaches other instances within this. */
+/**
+ * How long a lookup is reused at most: a block or a new registration reaches every process at once
+ * by a notice (domain/events/cache-notices.ts), and nothing is reused while those are not heard.
+ */
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
+registerCache('tpps', (n) => {
+  if (!n || n.cache !== 'tpps' || !n.tppId) return cache.clear();
+  for (const [key, hit] of cache) if (hit.tpp?.id === n.tppId) cache.delete(key);
+});
 
 /** Drops this instance's cached lookups (after a registration or a status change). */
 export function forgetCachedTpps(): void {
@@ -108,7 +116,8 @@ export function forgetCachedTpps(): void {
  * (`created: false`). Refusals: CERTIFICATE_INVALID (unreadable, not PSD2, untrusted),
  * CERTIFICATE_EXPIRED, TRUST_STORE_NOT_CONFIGURED (a production certificate with no trust store).
  */
-export async function registerTpp(pem: string, c: Queryable = getPool()): Promise<{ tpp: Tpp; created: boolean }> {
+export async function registerTpp(pem: string): Promise<{ tpp: Tpp; created: boolean }> {
+  const c = getPool();
   const cert = parseTppCertificate(pem);
   const environment = await issuingEnvironment(cert, c);
   const now = Date.now();
@@ -120,8 +129,11 @@ export async function registerTpp(pem: string, c: Queryable = getPool()): Promis
      ON CONFLICT (fingerprint) DO NOTHING RETURNING ${COLUMNS}`,
     [newId('tpp'), environment, cert.subjectName, cert.authorisationNumber, cert.ncaName, cert.ncaId, cert.roles, cert.fingerprint, cert.pem, cert.notBefore, cert.notAfter, cert.dnsNames],
   );
-  forgetCachedTpps();
-  if (inserted.rows[0]) return { tpp: inserted.rows[0], created: true };
+  if (inserted.rows[0]) {
+    // Cached "not registered" answers for its certificate go, here and on every process.
+    await credentialsChanged({ cache: 'tpps' });
+    return { tpp: inserted.rows[0], created: true };
+  }
   const { rows } = await c.query<Tpp>(`SELECT ${COLUMNS} FROM ob_tpps WHERE fingerprint = $1`, [cert.fingerprint]);
   return { tpp: rows[0], created: false };
 }
@@ -142,11 +154,15 @@ export async function identifyTpp(headerValue: string | undefined, c: Queryable 
   if (!headerValue || !headerValue.trim()) throw certificateMissing();
   const key = createHash('sha256').update(headerValue).digest('hex');
   const now = Date.now();
-  let hit = cache.get(key);
+  let hit = cachesTrusted() ? cache.get(key) : undefined;
   if (!hit || now - hit.at > CACHE_MS) {
+    const taken = cacheEpoch();
     hit = { at: now, tpp: await lookUp(headerValue, c) };
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-    cache.set(key, hit);
+    // Not stored if a notice came in while the row was read: the row may predate the change.
+    if (canStore(taken)) {
+      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+      cache.set(key, hit);
+    }
   }
   const tpp = hit.tpp;
   if (!tpp) throw invalid('it is not registered (POST /api/v1/open-banking/tpps)');
@@ -162,11 +178,14 @@ export function requireRole(tpp: Tpp, role: Psd2Role): void {
   }
 }
 
-/** Blocks or unblocks a TPP; this instance refuses it at once, others within CACHE_MS. */
-export async function setTppStatus(id: string, status: TppStatus, c: Queryable = getPool()): Promise<Tpp> {
+/**
+ * Blocks or unblocks a TPP: refused (or let in) on its next call on every process. Runs on its own
+ * (no caller's transaction), so the notice follows the committed change.
+ */
+export async function setTppStatus(id: string, status: TppStatus): Promise<Tpp> {
   if (!TPP_STATUSES.includes(status)) throw new DomainError('VALIDATION_ERROR', `status must be one of ${TPP_STATUSES.join(', ')}`, '/status');
-  const { rows } = await c.query<Tpp>(`UPDATE ob_tpps SET status = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, status]);
-  forgetCachedTpps();
+  const { rows } = await getPool().query<Tpp>(`UPDATE ob_tpps SET status = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, status]);
   if (!rows[0]) throw new DomainError('TPP_NOT_FOUND', `TPP ${id} not found`);
+  await credentialsChanged({ cache: 'tpps', tppId: id });
   return rows[0];
 }

@@ -2,10 +2,12 @@
  * What a request made with a partner's credentials, or by a tenant's customer, may reach: the
  * partner's modules, the partner key check for the partner rows, and the tenant's disabled
  * features from the partner's published white-label configuration. Read on every such request,
- * so kept in memory for a few seconds (a change in this process clears it at once).
+ * so kept in memory for a few seconds; a change reaches every process's copy at once by a notice
+ * (domain/events/cache-notices.ts), and nothing is reused while those are not heard.
  */
 import type { Principal } from '../auth/principal';
 import { getPool, onPoolClosed } from '../db/pool';
+import { cacheEpoch, cachesTrusted, canStore, registerCache } from '../events/cache-notices';
 import { DomainError } from '../platform/errors';
 import { FEATURES, MODULE_OF_FEATURE, moduleOfTags, type Module } from './modules';
 import { getPartner, hashPartnerKey, type Partner } from './partners';
@@ -22,19 +24,26 @@ export function forgetPartnerContext(): void {
   partners.clear();
   tenantDisabled.clear();
 }
+registerCache('partners', (n) => {
+  if (!n || n.cache !== 'partners' || !n.partnerId) return forgetPartnerContext();
+  partners.delete(n.partnerId);
+  for (const [tenant, e] of tenantDisabled) if (e.partnerId === n.partnerId) tenantDisabled.delete(tenant);
+});
 
 async function cachedPartner(id: string): Promise<Partner | null> {
-  const hit = partners.get(id);
+  const hit = cachesTrusted() ? partners.get(id) : undefined;
   if (hit && Date.now() - hit.at < TTL_MS) return hit.partner;
+  const taken = cacheEpoch();
   const partner = await getPartner(id);
-  partners.set(id, { at: Date.now(), partner });
+  if (canStore(taken)) partners.set(id, { at: Date.now(), partner });
   return partner;
 }
 
 /** The modules switched off for a tenant's customers by its partner's latest white-label version. */
 async function disabledFor(tenantId: string): Promise<{ disabled: Set<Module>; partnerId: string | null }> {
-  const hit = tenantDisabled.get(tenantId);
+  const hit = cachesTrusted() ? tenantDisabled.get(tenantId) : undefined;
   if (hit && Date.now() - hit.at < TTL_MS) return hit;
+  const taken = cacheEpoch();
   const { rows } = await getPool().query<{ partner_id: string; features: Record<string, boolean> | null }>(
     `SELECT t.partner_id, (SELECT c.features FROM partner_whitelabel_configs c WHERE c.partner_id = t.partner_id ORDER BY c.version DESC LIMIT 1) AS features
        FROM partner_tenants t WHERE t.id = $1`,
@@ -43,7 +52,7 @@ async function disabledFor(tenantId: string): Promise<{ disabled: Set<Module>; p
   const disabled = new Set<Module>();
   for (const f of FEATURES) if (rows[0]?.features?.[f] === false) disabled.add(MODULE_OF_FEATURE[f]);
   const entry = { at: Date.now(), disabled, partnerId: rows[0]?.partner_id ?? null };
-  tenantDisabled.set(tenantId, entry);
+  if (canStore(taken)) tenantDisabled.set(tenantId, entry);
   return entry;
 }
 

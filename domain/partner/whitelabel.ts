@@ -7,7 +7,7 @@
 import { getPool, withTransaction } from '../db/pool';
 import { writeOutboxEvent } from '../events/outbox';
 import { DomainError } from '../platform/errors';
-import { forgetPartnerContext } from './context';
+import { credentialsChanged } from '../events/cache-notices';
 import { FEATURES, type Feature } from './modules';
 import type { Partner } from './partners';
 
@@ -60,7 +60,8 @@ export async function publishWhitelabel(partner: Partner, publishedBy: string, b
     });
     return cfg;
   });
-  forgetPartnerContext();
+  // After the commit: the features it switches off apply on every process's next request.
+  await credentialsChanged({ cache: 'partners', partnerId: partner.id });
   return config;
 }
 

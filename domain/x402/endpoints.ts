@@ -4,9 +4,11 @@
  * paid in USDC at par (1 cent = 10,000 atomic units) to the platform's address, into fee revenue.
  *
  * The route table is read on every request, so it is cached per process and reloaded every few
- * seconds (and at once on this instance after a change), as API keys are.
+ * seconds; a change reaches every process's copy at once by a notice, as for API keys
+ * (domain/events/cache-notices.ts).
  */
-import { getPool, type Queryable, onPoolClosed } from '../db/pool';
+import { getPool, type Queryable, onPoolClosed, withTransaction } from '../db/pool';
+import { cacheEpoch, cachesTrusted, canStore, credentialsChanged, registerCache } from '../events/cache-notices';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -75,7 +77,6 @@ export async function registerEndpoint(
   by: { userId: string; environment: Environment },
   input: RegisterEndpointInput,
   isGetRoute: (pattern: string) => boolean,
-  c: Queryable = getPool(),
 ): Promise<MonetizedEndpoint> {
   if (typeof input.path !== 'string' || !input.path.startsWith('/') || input.path.length > 300) throw new DomainError('VALIDATION_ERROR', 'path must be a route path starting with /', '/path');
   const path = routePattern(input.path.split('?')[0]);
@@ -90,17 +91,22 @@ export async function registerEndpoint(
   if (typeof input.description !== 'string' || !input.description.trim() || input.description.length > 500) {
     throw new DomainError('VALIDATION_ERROR', 'description must be 1 to 500 characters', '/description');
   }
+  const description = input.description.trim();
   const payTo = payToAddress(by.environment);
-  // One active price per resource: registering a twin path re-prices the resource (resourceKey decides).
-  const twins = (await listEndpoints(by.environment, c)).filter((e) => resourceKey(e.path) === resourceKey(path)).map((e) => e.id);
-  await c.query(`UPDATE x402_endpoints SET active = false, updated_at = now() WHERE id = ANY($1::text[]) AND active`, [twins]);
-  const { rows } = await c.query<MonetizedEndpoint>(
-    `INSERT INTO x402_endpoints (id, environment, path, price_usd_cents, network, asset, pay_to, description, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
-    [newId('x402ep'), by.environment, path, cents, network.network, asset.address, payTo, input.description.trim(), by.userId],
-  );
-  cache.clear();
-  return rows[0];
+  // One transaction: a re-pricing never leaves the resource free between its two writes.
+  const created = await withTransaction(async (c) => {
+    // One active price per resource: registering a twin path re-prices the resource (resourceKey decides).
+    const twins = (await listEndpoints(by.environment, c)).filter((e) => resourceKey(e.path) === resourceKey(path)).map((e) => e.id);
+    await c.query(`UPDATE x402_endpoints SET active = false, updated_at = now() WHERE id = ANY($1::text[]) AND active`, [twins]);
+    const { rows } = await c.query<MonetizedEndpoint>(
+      `INSERT INTO x402_endpoints (id, environment, path, price_usd_cents, network, asset, pay_to, description, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+      [newId('x402ep'), by.environment, path, cents, network.network, asset.address, payTo, description, by.userId],
+    );
+    return rows[0];
+  });
+  await credentialsChanged({ cache: 'x402', environment: by.environment });
+  return created;
 }
 
 export async function listEndpoints(environment: Environment, c: Queryable = getPool()): Promise<MonetizedEndpoint[]> {
@@ -108,26 +114,31 @@ export async function listEndpoints(environment: Environment, c: Queryable = get
   return rows;
 }
 
-export async function deactivateEndpoint(environment: Environment, id: string, c: Queryable = getPool()): Promise<MonetizedEndpoint> {
-  const { rows } = await c.query<MonetizedEndpoint>(
+export async function deactivateEndpoint(environment: Environment, id: string): Promise<MonetizedEndpoint> {
+  const { rows } = await getPool().query<MonetizedEndpoint>(
     `UPDATE x402_endpoints SET active = false, updated_at = now() WHERE id = $1 AND environment = $2 RETURNING ${COLUMNS}`,
     [id, environment],
   );
   if (!rows[0]) throw new DomainError('ENDPOINT_NOT_FOUND', `Endpoint ${id} not found`);
-  cache.clear();
+  await credentialsChanged({ cache: 'x402', environment });
   return rows[0];
 }
 
 const CACHE_MS = 5_000;
-const cache = new Map<Environment, { at: number; byPath: Map<string, MonetizedEndpoint> }>();
+const cache = new Map<string, { at: number; byPath: Map<string, MonetizedEndpoint> }>();
 onPoolClosed(() => cache.clear());
+registerCache('x402', (n) => {
+  if (!n || n.cache !== 'x402' || !n.environment) return cache.clear();
+  cache.delete(n.environment);
+});
 
 /** The active registration of a route pattern's resource (any of its twin paths) in an environment, if any (cached). */
 export async function monetizedEndpoint(environment: Environment, pattern: string): Promise<MonetizedEndpoint | null> {
-  let hit = cache.get(environment);
+  let hit = cachesTrusted() ? cache.get(environment) : undefined;
   if (!hit || Date.now() - hit.at > CACHE_MS) {
+    const taken = cacheEpoch();
     hit = { at: Date.now(), byPath: new Map((await listEndpoints(environment)).map((e) => [resourceKey(e.path), e])) };
-    cache.set(environment, hit);
+    if (canStore(taken)) cache.set(environment, hit);
   }
   return hit.byPath.get(resourceKey(pattern)) ?? null;
 }

@@ -21,6 +21,7 @@ import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER, decodeCertificateHeader, derOfPem, parseTppCertificate, psd2QcStatementsExtension, type Psd2Role } from '../../domain/openbanking/certificates';
 import { issueSandboxCertificate, sandboxCa, verifiesWithSandboxCa } from '../../domain/openbanking/sandbox-ca';
 import { forgetCachedTpps, identifyTpp, registerTpp, requireRole, setTppStatus } from '../../domain/openbanking/tpps';
+import { cacheNoticesListening, nextCacheNotice, publishCacheNotice } from '../../domain/events/cache-notices';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import type { DomainError } from '../../domain/platform/errors';
 import { refusedWith } from '../helpers/refusal';
@@ -241,6 +242,23 @@ describe('TPP registration and identification', () => {
     }
     expect(code).toBe('ROLE_INVALID');
     expect(statusForCode('ROLE_INVALID')).toBe(403);
+  });
+});
+
+describe('a TPP blocked by another process', () => {
+  it('is refused 401 CERTIFICATE_BLOCKED on its very next call here (failed before: served from the 5 s cache)', async () => {
+    await cacheNoticesListening();
+    const c = await issueSandboxCertificate({ name: 'Elsewhere TPP', roles: ['PSP_AI'] });
+    const { tpp } = await registerTpp(c.certificate);
+    expect((await me(certHeader(c.certificate))).statusCode).toBe(200); // cached here
+    // The other process's block: its write, then its notice (its own sender id, not this process's).
+    await getPool().query(`UPDATE ob_tpps SET status = 'blocked' WHERE id = $1`, [tpp.id]);
+    const applied = nextCacheNotice();
+    expect(await publishCacheNotice({ cache: 'tpps', tppId: tpp.id }, 'another-api-process')).toBe(true);
+    await applied;
+    const r = await me(certHeader(c.certificate));
+    expect(r.statusCode, r.body).toBe(401);
+    expect(codeOf(r)).toBe('CERTIFICATE_BLOCKED');
   });
 });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { getPrisma } from '../../domain/db/prisma';
 import { hashApiKey } from '../../domain/auth/api-keys';
+import { cacheNoticesListening, nextCacheNotice, publishCacheNotice, reconnectCacheNotices, type CacheNotice } from '../../domain/events/cache-notices';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -171,5 +172,52 @@ describe('API keys', () => {
     const badCidr = await t.app.inject({ method: 'POST', url: '/api/v2/api-keys', headers: t.headers, payload: { name: 'x', ip_allowlist: ['10.0.0.0/99'] } });
     expect(badCidr.statusCode).toBe(422);
     expect(badCidr.json().errors[0].source.pointer).toBe('/ip_allowlist/0');
+  });
+});
+
+// Another API process's change, as this one sees it: the database write, then that process's
+// notice (its own sender id, so no local eviction of this process plays a part), and the wait for
+// this process to have applied it. Keys are cached per process, so without the notice the next
+// request would be served from the cache (each case failed so before the notices existed).
+async function changedElsewhere(write: () => Promise<unknown>, notice: CacheNotice): Promise<void> {
+  await write();
+  const applied = nextCacheNotice();
+  expect(await publishCacheNotice(notice, 'another-api-process')).toBe(true);
+  await applied;
+}
+
+describe('a change made by another process applies on the next request here', () => {
+  const user = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/api/auth/user', headers });
+
+  it('a key revoked elsewhere is refused at once', async () => {
+    await cacheNoticesListening();
+    const u = await createTestUser();
+    expect((await user(u.headers)).statusCode).toBe(200); // cached here
+    const key = await getPrisma().apiKey.findFirstOrThrow({ where: { userId: u.userId } });
+    await changedElsewhere(() => getPrisma().apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } }), { cache: 'api_keys', keyId: key.id });
+    const r = await user(u.headers);
+    expect(r.statusCode).toBe(401);
+    expect(r.json().errors[0].code).toBe('CREDENTIALS_REVOKED');
+  });
+
+  it("operator rights withdrawn elsewhere end at once (a key's cached principal carries them)", async () => {
+    await cacheNoticesListening();
+    const op = await createTestUser({ admin: true });
+    const holds = () => t.app.inject({ method: 'GET', url: '/api/v2/regtech/holds', headers: op.headers });
+    expect((await holds()).statusCode).toBe(200);
+    await changedElsewhere(() => getPrisma().user.update({ where: { id: op.userId }, data: { isAdmin: false } }), { cache: 'api_keys', userId: op.userId });
+    const r = await holds();
+    expect(r.statusCode).toBe(403);
+    expect(r.json().errors[0].code).toBe('ADMIN_REQUIRED');
+  });
+
+  it('a reconnect to NATS drops the cached keys: a notice may have been missed meanwhile', async () => {
+    await cacheNoticesListening();
+    const u = await createTestUser();
+    expect((await user(u.headers)).statusCode).toBe(200);
+    // Revoked while this process was not listening: no notice reaches it.
+    await getPrisma().apiKey.updateMany({ where: { userId: u.userId }, data: { revokedAt: new Date() } });
+    await reconnectCacheNotices();
+    expect((await user(u.headers)).statusCode).toBe(401);
   });
 });
