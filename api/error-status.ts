@@ -132,6 +132,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   WORKFLOW_UNAVAILABLE: 503,
   X402_NOT_CONFIGURED: 503,
   PAYMENT_FACILITATOR_UNAVAILABLE: 503,
+  // The facilitator's /settle gave no answer: the payment may have settled on chain, so not a 402
+  // (which invites paying again) but a 503 naming the payment, reconciled within minutes (docs/payments-402.md).
+  PAYMENT_SETTLEMENT_PENDING: 503,
   // Berlin Group NextGenPSD2 codes: no production trust store to verify a TPP certificate against.
   TRUST_STORE_NOT_CONFIGURED: 503,
   // Berlin Group NextGenPSD2 codes of the open-banking routes (docs/open-banking.md).

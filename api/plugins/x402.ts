@@ -4,7 +4,9 @@
  * handler runs and settled only once the handler has served the request (status below 400),
  * as x402 resource servers do: a request that fails is not charged, and a payment that cannot
  * settle (a replayed nonce, funds, a spending limit) replaces the response with a 402, so nothing
- * is served unpaid.
+ * is served unpaid; one whose settlement outcome was lost replaces it with a 503
+ * PAYMENT_SETTLEMENT_PENDING carrying the payment's X-Payment-Id (no new challenge: paying again
+ * could pay twice).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/platform/errors';
@@ -87,6 +89,8 @@ export function registerX402(app: FastifyInstance): void {
       if (!(err instanceof DomainError)) throw err;
       const r = refusal(request, err.code, err.message);
       reply.code(r.status).type('application/json; charset=utf-8');
+      // A payment whose outcome is pending: its id, as a settled one's (X-Payment-Id), to follow it by.
+      if (typeof err.details?.payment_id === 'string') reply.header('x-payment-id', err.details.payment_id);
       if (r.status === 402) reply.headers(paymentRequiredHeaders([pending.terms], pending.resource, facilitatorFor(pending.environment).url(baseUrlOf(request)), err.message));
       return r.body;
     }

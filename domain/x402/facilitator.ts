@@ -6,13 +6,26 @@
  * domain/x402/payments.ts posts, and its HTTP face is /x402/facilitator (api/routes/x402).
  */
 import { HTTPFacilitatorClient } from '@x402/core/http';
+import { SettleError } from '@x402/core/types';
 import { loadConfig } from '../platform/config';
 import type { Environment } from '../platform/environment';
 import type { PaymentTerms, SignedAuthorization } from './authorization';
 import { networksFor } from './networks';
 import { payloadOf, requirementOf, X402_VERSION } from './requirements';
 
-export type SettleOutcome = { success: true; transaction: string } | { success: false; code: string; reason: string };
+/**
+ * What a settlement came to. `unknown`: /settle was called and gave no answer to go by (a timeout,
+ * a dropped connection, a 5xx, a response that does not parse, or x402's "settlement_pending"): the
+ * facilitator may have submitted the authorization, so the payment is neither settled nor failed
+ * until the chain says (domain/x402/reconcile.ts). `failed` is an answer: nothing was settled.
+ */
+export type SettleOutcome =
+  | { status: 'settled'; transaction: string; attemptedAt: Date }
+  | { status: 'failed'; code: string; reason: string; attemptedAt: Date | null }
+  | { status: 'unknown'; reason: string; transaction: string | null; attemptedAt: Date };
+
+/** x402's settle answer for a submitted transaction not yet confirmed (@x402/core's SETTLEMENT_PENDING_REASON). */
+const SETTLEMENT_PENDING = 'settlement_pending';
 
 export interface SupportedKind {
   x402Version: number;
@@ -65,17 +78,29 @@ class HttpFacilitator implements Facilitator {
     return r.kinds.filter((k) => k.scheme === 'exact').map((k) => ({ x402Version: k.x402Version, scheme: 'exact', network: k.network }));
   }
   async settle(signed: SignedAuthorization, terms: PaymentTerms): Promise<SettleOutcome> {
-    if (!this.client) return { success: false, code: 'X402_NOT_CONFIGURED', reason: 'Production payments need X402_FACILITATOR_URL' };
+    if (!this.client) return { status: 'failed', code: 'X402_NOT_CONFIGURED', reason: 'Production payments need X402_FACILITATOR_URL', attemptedAt: null };
     const payload = payloadOf(signed, terms);
     const requirements = requirementOf(terms);
+    // /verify submits nothing: whatever goes wrong there, the payment has not moved.
     try {
       const v = await this.client.verify(payload, requirements);
-      if (!v.isValid) return { success: false, code: 'PAYMENT_VERIFICATION_FAILED', reason: `The facilitator refused the payment: ${v.invalidReason ?? 'invalid'}` };
-      const s = await this.client.settle(payload, requirements);
-      if (!s.success) return { success: false, code: 'PAYMENT_SETTLEMENT_FAILED', reason: `The facilitator could not settle: ${s.errorReason ?? 'failed'}` };
-      return { success: true, transaction: s.transaction };
+      if (!v.isValid) return { status: 'failed', code: 'PAYMENT_VERIFICATION_FAILED', reason: `The facilitator refused the payment: ${v.invalidReason ?? 'invalid'}`, attemptedAt: null };
     } catch (err) {
-      return { success: false, code: 'PAYMENT_FACILITATOR_UNAVAILABLE', reason: `The facilitator did not answer: ${(err as Error).message}` };
+      return { status: 'failed', code: 'PAYMENT_FACILITATOR_UNAVAILABLE', reason: `The facilitator did not answer: ${(err as Error).message}`, attemptedAt: null };
+    }
+    const attemptedAt = new Date();
+    try {
+      const s = await this.client.settle(payload, requirements);
+      if (s.success) return { status: 'settled', transaction: s.transaction, attemptedAt };
+      if (s.errorReason === SETTLEMENT_PENDING) return { status: 'unknown', reason: 'The facilitator reports the settlement pending', transaction: s.transaction || null, attemptedAt };
+      return { status: 'failed', code: 'PAYMENT_SETTLEMENT_FAILED', reason: `The facilitator could not settle: ${s.errorReason ?? 'failed'}`, attemptedAt };
+    } catch (err) {
+      // A 4xx with x402's settle body is the facilitator's refusal; anything else leaves the outcome open.
+      if (err instanceof SettleError && err.statusCode < 500 && err.errorReason !== SETTLEMENT_PENDING) {
+        return { status: 'failed', code: 'PAYMENT_SETTLEMENT_FAILED', reason: `The facilitator could not settle: ${err.errorReason ?? err.message}`, attemptedAt };
+      }
+      const transaction = err instanceof SettleError && err.transaction ? err.transaction : null;
+      return { status: 'unknown', reason: `The facilitator's /settle gave no answer: ${(err as Error).message}`, transaction, attemptedAt };
     }
   }
 }

@@ -9,9 +9,11 @@
  * transaction, so a refusal (funds, limits, a replayed nonce) leaves nothing behind.
  * Production: the payer's USDC is on chain. The nonce and budget are claimed ('settling'), the x402
  * facilitator verifies and settles (domain/x402/facilitator.ts), and only a settlement it reports
- * posts the entry: the settlement account (money that arrived on chain) to fee revenue.
+ * posts the entry: the settlement account (money that arrived on chain) to fee revenue. A /settle
+ * that gives no answer leaves the payment 'settling' (503 PAYMENT_SETTLEMENT_PENDING) for the
+ * reconciliation to decide from the chain (domain/x402/reconcile.ts).
  */
-import { keccak256, toHex } from 'viem';
+import { getAddress, keccak256, toHex } from 'viem';
 import { withTransaction, getPool, type Queryable } from '../db/pool';
 import { entryPayload, LedgerError, reverseEntry, systemAccount, toLedgerError } from '../ledger';
 import { bookChain, ensureChainLedgerAccount } from '../chains/books';
@@ -110,7 +112,8 @@ const sandboxTxHash = (key: string) => keccak256(toHex(`sandbox-settlement:${key
 
 /**
  * Verifies and settles a payment for `terms`; returns the settled payment. Refusals are DomainErrors
- * with PAYMENT_* codes (402) or SPENDING_LIMIT_EXCEEDED (402), and nothing is settled.
+ * with PAYMENT_* codes (402) or SPENDING_LIMIT_EXCEEDED (402), and nothing is settled; production's
+ * PAYMENT_SETTLEMENT_PENDING (503, details.payment_id) means the outcome is not known yet.
  */
 export async function settlePayment(signed: SignedAuthorization, terms: PaymentTerms, ctx: PaymentContext): Promise<X402Payment> {
   const payer = await verifyAuthorization(signed, terms);
@@ -142,23 +145,83 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
     return claimed;
   });
   const outcome = await facilitatorFor(ctx.environment).settle(signed, terms);
-  if (!outcome.success) {
-    await getPool().query(`UPDATE x402_payments SET status = 'failed', failure_code = $2, failure_reason = $3 WHERE id = $1 AND status = 'settling'`, [
+  if (outcome.status === 'failed') {
+    await getPool().query(`UPDATE x402_payments SET status = 'failed', failure_code = $2, failure_reason = $3, settle_attempted_at = $4 WHERE id = $1 AND status = 'settling'`, [
       id,
       outcome.code,
       outcome.reason,
+      outcome.attemptedAt,
     ]);
     throw new DomainError(outcome.code, outcome.reason);
   }
-  return withTransaction(async (c) => {
-    const settlement = await systemAccount(ctx.environment, 'USDC', 'settlement', key, c);
-    const revenue = await systemAccount(ctx.environment, 'USDC', 'fee_revenue', key, c);
-    const entry = paymentEntry(ctx, key, id, settlement, revenue, usdc, { payer, transaction: outcome.transaction, network: terms.network.network }, null);
-    const settled = await postAndMarkSettled(c, id, entry, outcome.transaction).catch((err) => {
-      throw toLedgerError(err);
+  if (outcome.status === 'unknown') {
+    // The facilitator may have submitted it: the nonce and budget stay held until the chain says (domain/x402/reconcile.ts).
+    await getPool().query(
+      `UPDATE x402_payments SET settle_attempted_at = $2, last_error = $3, transaction_hash = coalesce($4, transaction_hash) WHERE id = $1 AND status = 'settling'`,
+      [id, outcome.attemptedAt, `Settlement outcome unknown: ${outcome.reason}`.slice(0, 1000), outcome.transaction],
+    );
+    throw settlementPending(id, outcome.reason);
+  }
+  const p = { id, environment: ctx.environment, network: terms.network.network, asset: terms.asset.address, payer, nonce: signed.authorization.nonce, amount: signed.authorization.value, purpose: ctx.purpose, resource: ctx.resource };
+  try {
+    return await withTransaction(async (c) => {
+      const settled = await bookOnChainSettlement(c, p, outcome.transaction, outcome.attemptedAt);
+      await ctx.onSettled?.(c, settled);
+      return settled;
     });
-    await ctx.onSettled?.(c, settled);
-    return settled;
+  } catch (err) {
+    // Settled on chain, not booked (the database failed us): the reconciliation books it, with this hash if it can be kept.
+    const reason = `the facilitator settled it in ${outcome.transaction}, but it could not be booked: ${(err as Error).message}`;
+    await getPool()
+      .query(`UPDATE x402_payments SET settle_attempted_at = $2, last_error = $3, transaction_hash = $4 WHERE id = $1 AND status = 'settling'`, [id, outcome.attemptedAt, reason.slice(0, 1000), outcome.transaction])
+      .catch(() => undefined);
+    throw settlementPending(id, reason);
+  }
+}
+
+/**
+ * 503 PAYMENT_SETTLEMENT_PENDING: the payment was handed to the facilitator and no outcome came back
+ * (or came back and could not be booked). Not a 402: paying again could pay twice. The id lets the
+ * payer follow it (GET /x402/payments).
+ */
+function settlementPending(id: string, reason: string): DomainError {
+  return new DomainError(
+    'PAYMENT_SETTLEMENT_PENDING',
+    `Payment ${id} was handed to the facilitator and its outcome is not known yet (${reason}); it may have settled on chain. It stays pending until it is reconciled against the chain within minutes: do not pay again for this request; GET /x402/payments shows its outcome`,
+    undefined,
+    { payment_id: id },
+  );
+}
+
+/** What booking a production settlement needs to know about its payment (the row or the request). */
+export interface OnChainPayment {
+  id: string;
+  environment: Environment;
+  network: string;
+  asset: string;
+  payer: string;
+  nonce: string;
+  /** Atomic units. */
+  amount: string;
+  purpose: PaymentPurpose;
+  resource: string;
+}
+
+/**
+ * Production: books USDC that arrived on chain for the payment (settlement account → fee revenue)
+ * and marks it settled, in the caller's transaction. Keyed by the authorization like every payment
+ * entry, so the facilitator's answer and the reconciliation (domain/x402/reconcile.ts) that finds
+ * the authorization used post one entry between them. `transaction` is null when only the chain's
+ * state, not the transaction, is known.
+ */
+export async function bookOnChainSettlement(c: Queryable, p: OnChainPayment, transaction: string | null, attemptedAt: Date | null, facts: Record<string, string> = {}): Promise<X402Payment> {
+  const key = authorizationKey(p.network, p.asset, p.payer, p.nonce);
+  const settlement = await systemAccount(p.environment, 'USDC', 'settlement', key, c);
+  const revenue = await systemAccount(p.environment, 'USDC', 'fee_revenue', key, c);
+  const ctx = { environment: p.environment, purpose: p.purpose, resource: p.resource };
+  const entry = paymentEntry(ctx, key, p.id, settlement, revenue, atomicToUsdc(p.amount), { payer: getAddress(p.payer), transaction: transaction ?? 'unknown', network: p.network, ...facts }, null);
+  return postAndMarkSettled(c, p.id, entry, transaction, attemptedAt).catch((err) => {
+    throw toLedgerError(err);
   });
 }
 
@@ -166,7 +229,7 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
  * The payment's balanced entry: `from` (the payer's book, or the settlement account where money
  * arrived on chain) to fee revenue, keyed by the authorization. The payer's line shows as a fee.
  */
-function paymentEntry(ctx: PaymentContext, key: string, id: string, from: string, revenue: string, usdc: string, facts: Record<string, string>, userId: string | null) {
+function paymentEntry(ctx: Pick<PaymentContext, 'environment' | 'purpose' | 'resource'>, key: string, id: string, from: string, revenue: string, usdc: string, facts: Record<string, string>, userId: string | null) {
   return entryPayload({
     environment: ctx.environment,
     idempotencyKey: key,
@@ -182,12 +245,14 @@ function paymentEntry(ctx: PaymentContext, key: string, id: string, from: string
   });
 }
 
-/** Posts the entry and marks the payment settled with it, in one statement. */
-async function postAndMarkSettled(c: Queryable, id: string, entry: Record<string, unknown>, txHash: string): Promise<X402Payment> {
+/** Posts the entry and marks the payment settled with it, in one statement (a hash already known is kept when none is given). */
+async function postAndMarkSettled(c: Queryable, id: string, entry: Record<string, unknown>, txHash: string | null, attemptedAt: Date | null = null): Promise<X402Payment> {
   const { rows } = await c.query<X402Payment>(
     `WITH e AS (SELECT ledger_post_entry($2::jsonb) AS r)
-     UPDATE x402_payments SET status = 'settled', entry_id = (SELECT r->>'id' FROM e), transaction_hash = $3, settled_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, JSON.stringify(entry), txHash],
+     UPDATE x402_payments SET status = 'settled', entry_id = (SELECT r->>'id' FROM e), transaction_hash = coalesce($3, transaction_hash), settled_at = now(),
+            settle_attempted_at = coalesce(settle_attempted_at, $4)
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, JSON.stringify(entry), txHash, attemptedAt],
   );
   return rows[0];
 }

@@ -1,12 +1,15 @@
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPool } from '../../domain/db/pool';
 import { systemBalance } from '../../domain/ledger';
-import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
+import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { fundUsdc, paymentHeader, payWithClient, registerPayer, requiredFrom, signAuthorization, testPayer } from './helpers';
+import { startLoopbackChain, type LoopbackChain } from './loopback-chain';
 import { startLoopbackFacilitator, type LoopbackFacilitator } from './loopback-facilitator';
 
 let t: TestApp;
+let chain: LoopbackChain;
 let mainnetFacilitator: LoopbackFacilitator;
 const payer = testPayer();
 const PAY_TO = '0x5A4db0B7c9E3ac3f1e8Fa8D8b3e1a4A9c2B7E402';
@@ -23,13 +26,16 @@ const requirement = (amount = '25000', network: `${string}:${string}` = 'eip155:
 beforeAll(async () => {
   t = await createTestApp();
   await fundUsdc(await registerPayer(t, t.headers, payer), 'base', '2.00');
-  mainnetFacilitator = await startLoopbackFacilitator();
+  chain = await startLoopbackChain();
+  mainnetFacilitator = await startLoopbackFacilitator({ chain });
 }, 60_000);
 
 afterAll(async () => {
   delete process.env.X402_FACILITATOR_URL;
   delete process.env.X402_PAY_TO_ADDRESS;
+  delete process.env.X402_RPC_URLS;
   await mainnetFacilitator?.close();
+  await chain?.close();
   await t?.close();
 });
 
@@ -110,5 +116,67 @@ describe('production payments through an x402 facilitator (the HTTP adapter, her
     const again = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: { ...live.headers, ...paymentHeader(payment) } });
     expect(again.statusCode).toBe(402);
     expect(again.json().errors[0].code).toBe('PAYMENT_NONCE_USED');
+  });
+});
+
+describe('a production settlement whose outcome is lost (issue 41): pending, never a 500, then reconciled against the chain', () => {
+  let live: TestUser;
+  /** A payer whose daily budget is one payment. */
+  const tight = testPayer();
+  const ids: { used?: string; unused?: string } = {};
+
+  const row = async (id: string) =>
+    (
+      await getPool().query(
+        `SELECT status, entry_id, transaction_hash, failure_code, last_error, settle_attempted_at, reconciled_at, extract(epoch FROM valid_before)::bigint AS valid_before,
+                id, environment, network, asset, payer, nonce, amount::text AS amount, purpose, resource
+           FROM x402_payments WHERE id = $1`,
+        [id],
+      )
+    ).rows[0];
+  const revenue = () => systemBalance('production', 'USDC', 'fee_revenue');
+  async function pay(who: ReturnType<typeof testPayer>) {
+    const unpaid = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: live.headers });
+    expect(unpaid.statusCode).toBe(402);
+    return t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: { ...live.headers, ...paymentHeader(await payWithClient(who, requiredFrom(unpaid.headers))) } });
+  }
+
+  beforeAll(async () => {
+    process.env.X402_FACILITATOR_URL = mainnetFacilitator.url;
+    process.env.X402_PAY_TO_ADDRESS = PAY_TO;
+    const op = await createTestUser({ admin: true, environment: 'production' });
+    const reg = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'Account list' } });
+    expect(reg.statusCode, reg.body).toBe(201);
+    live = await createTestUser({ environment: 'production' });
+    await registerPayer(t, live.headers, tight);
+    const limit = await t.app.inject({ method: 'PUT', url: `/x402/spending-limits/payers/${tight.address}`, headers: live.headers, payload: { per_request_max: null, daily_max: '0.02' } });
+    expect(limit.statusCode, limit.body).toBe(200);
+  });
+
+  it('a /settle whose answer is lost (connection dropped after submitting, a 502) is 503 PAYMENT_SETTLEMENT_PENDING naming the payment; it stays settling, nothing is booked', async () => {
+    const before = await revenue();
+    for (const [fault, who, slot] of [
+      ['drop-after-submit', payer, 'used'],
+      ['bad-gateway', tight, 'unused'],
+    ] as const) {
+      mainnetFacilitator.failNextSettle(fault);
+      const r = await pay(who);
+      expect(r.statusCode, `${fault}: ${r.body}`).toBe(503);
+      const error = r.json().errors[0];
+      expect(error.code, fault).toBe('PAYMENT_SETTLEMENT_PENDING');
+      const id = String(r.headers['x-payment-id']);
+      expect(error.detail).toContain(id);
+      expect(error.detail).toMatch(/do not pay again/);
+      // Not a challenge to pay again: the payment may yet settle.
+      expect(r.headers['payment-required']).toBeUndefined();
+      const p = await row(id);
+      expect(p, fault).toMatchObject({ status: 'settling', entry_id: null, failure_code: null });
+      expect(p.last_error).toMatch(/outcome unknown/);
+      expect(p.settle_attempted_at).toBeInstanceOf(Date);
+      ids[slot] = id;
+    }
+    expect(chain.transactionOf(payer.address, (await row(ids.used!)).nonce)).not.toBeNull();
+    expect(chain.transactionOf(tight.address, (await row(ids.unused!)).nonce)).toBeNull();
+    expect(await revenue()).toBe(before);
   });
 });

@@ -4,7 +4,10 @@
  * /supported, POST /verify, POST /settle), checks the EIP-3009 authorization's signature and terms as
  * a facilitator does before submitting it, and "submits" by remembering the nonce, so a second
  * settlement of one authorization fails as on chain. The platform's own sandbox facilitator takes
- * test networks only, so it cannot play this part.
+ * test networks only, so it cannot play this part. Given a loopback chain (./loopback-chain.ts), a
+ * submission uses the authorization there too. A test can make the next /settle go wrong the ways
+ * a real one does: the connection dropped after the authorization was submitted (the outcome is lost)
+ * or before, or a 502 from a proxy in front of it.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -12,10 +15,15 @@ import type { AddressInfo } from 'node:net';
 import { getAddress } from 'viem';
 import { parseSignedAuthorization, verifyAuthorization } from '../../domain/x402/authorization';
 import { networksFor, paymentAsset, paymentNetwork } from '../../domain/x402/networks';
+import type { LoopbackChain } from './loopback-chain';
+
+export type SettleFault = 'drop-after-submit' | 'drop-before-submit' | 'bad-gateway';
 
 export interface LoopbackFacilitator {
   url: string;
   settled: number;
+  /** The next /settle goes wrong this way (once). */
+  failNextSettle(fault: SettleFault): void;
   close(): Promise<void>;
 }
 
@@ -28,9 +36,9 @@ async function check(body: any) {
   return { signed, network: network.network, payer: getAddress(payer) };
 }
 
-export async function startLoopbackFacilitator(): Promise<LoopbackFacilitator> {
+export async function startLoopbackFacilitator(opts: { chain?: LoopbackChain } = {}): Promise<LoopbackFacilitator> {
   const nonces = new Set<string>();
-  const state = { settled: 0 };
+  const state = { settled: 0, fault: null as SettleFault | null };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -55,10 +63,16 @@ export async function startLoopbackFacilitator(): Promise<LoopbackFacilitator> {
         const key = `${network}:${payer}:${signed.authorization.nonce.toLowerCase()}`;
         if (path.endsWith('/verify')) return send(nonces.has(key) ? { isValid: false, invalidReason: 'PAYMENT_NONCE_USED', payer } : { isValid: true, payer });
         if (path.endsWith('/settle')) {
+          const fault = state.fault;
+          state.fault = null;
+          if (fault === 'drop-before-submit') return void req.socket.destroy();
+          if (fault === 'bad-gateway') return void res.writeHead(502, { 'content-type': 'text/html' }).end('<html>502 Bad Gateway</html>');
           if (nonces.has(key)) return send({ success: false, errorReason: 'PAYMENT_NONCE_USED', transaction: '', network, payer });
           nonces.add(key);
           state.settled++;
-          return send({ success: true, payer, network, transaction: `0x${createHash('sha256').update(key).digest('hex')}` });
+          const transaction = opts.chain?.useAuthorization(payer, signed.authorization.nonce) ?? `0x${createHash('sha256').update(key).digest('hex')}`;
+          if (fault === 'drop-after-submit') return void req.socket.destroy();
+          return send({ success: true, payer, network, transaction });
         }
         res.writeHead(404).end();
       } catch (err) {
@@ -73,6 +87,9 @@ export async function startLoopbackFacilitator(): Promise<LoopbackFacilitator> {
     url: `http://127.0.0.1:${port}`,
     get settled() {
       return state.settled;
+    },
+    failNextSettle(fault) {
+      state.fault = fault;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
