@@ -23,6 +23,7 @@ import { createOpenBankingConsentActivities } from './openbanking/consents';
 import { createMfProvisioningActivities } from './microfinance/provisioning';
 import { createMfLoanActivities } from './microfinance/loans';
 import { createSystemEventActivities } from './system';
+import { createX402Activities } from './x402';
 
 /** What the activities are handed: the worker's pool and services (worker/index.ts builds them once). */
 export interface ActivityDeps {
@@ -59,5 +60,6 @@ export function createActivities(deps: ActivityDeps = activityDepsOnPool()) {
     ...createMfProvisioningActivities({ pool: deps.pool }),
     ...createMfLoanActivities(),
     ...createSystemEventActivities({ pool: deps.pool }),
+    ...createX402Activities({ pool: deps.pool }),
   };
 }

@@ -187,6 +187,7 @@ async function main() {
   await (await import('../domain/platform/retention')).ensureDataRetentionSchedule();
   await (await import('../domain/defi/lending-schedule')).ensureLendingWatchSchedule();
   await (await import('../domain/defi/staking-schedule')).ensureStakingHarvestSchedule();
+  await (await import('../domain/x402/reconcile')).ensureX402ReconcileSchedule();
   // The current hour's valuation now (idempotent), so value history starts at once.
   await (await import('../domain/baskets/valuations')).recordValuations(new Date());
   // The OFAC list the screening reads (loaded when its files changed).

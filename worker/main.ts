@@ -14,6 +14,7 @@ import { ensureStakingHarvestSchedule } from '../domain/defi/staking-schedule';
 import { ensureApiKeyExpirySchedule } from '../domain/auth/key-expiry';
 import { ensureDataRetentionSchedule } from '../domain/platform/retention';
 import { ensureLendingWatchSchedule } from '../domain/defi/lending-schedule';
+import { ensureX402ReconcileSchedule } from '../domain/x402/reconcile';
 import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
@@ -71,6 +72,8 @@ await ensureApiKeyExpirySchedule();
 await ensureDataRetentionSchedule();
 // The lending watch every minute (position.liquidation_warning, liquidations below a health factor of 1).
 await ensureLendingWatchSchedule();
+// Production x402 payments stuck 'settling' checked against the chain every 5 minutes.
+await ensureX402ReconcileSchedule();
 // Readiness changes (database, Temporal) as system.status_change, once per change.
 const stopReadinessWatch = startReadinessWatch();
 // The event path (docs/events.md): the outbox relay (one active at a time across workers) and the

@@ -23,3 +23,4 @@ export { obPaymentWorkflow } from './ob-payment';
 export { mfProvisioningWorkflow } from './mf-provisioning';
 export { mfLoanWorkflow } from './mf-loan';
 export { apiKeyExpiryWorkflow, dataRetentionWorkflow, maintenanceWindowWorkflow } from './system-events';
+export { x402ReconcileWorkflow } from './x402-reconcile';

@@ -249,6 +249,13 @@ export function loadConfig() {
     x402PayerDailyUsdc: process.env.X402_PAYER_DAILY_USDC || '250',
     x402AgentPerRequestUsdc: process.env.X402_AGENT_PER_REQUEST_USDC || '1',
     x402AgentDailyUsdc: process.env.X402_AGENT_DAILY_USDC || '20',
+    // Stuck production settlements (domain/x402/reconcile.ts, every 5 minutes): how long after its
+    // claim a payment still 'settling' is checked against the chain (well past the facilitator
+    // client's 30 s timeout, so a settle still under way is not raced), and the JSON-RPC node of
+    // each network, "eip155:8453=https://...,eip155:1=https://..." (a network missing here uses
+    // CHAIN_RPC_URLS' entry for its chain; with neither, its payments are left and reported).
+    x402ReconcileAfterSeconds: int('X402_RECONCILE_AFTER_SECONDS', 300),
+    x402RpcUrls: (process.env.X402_RPC_URLS ?? '').trim(),
   };
 }
 

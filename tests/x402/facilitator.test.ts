@@ -1,9 +1,13 @@
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPool } from '../../domain/db/pool';
+import { getPool, withTransaction } from '../../domain/db/pool';
 import { systemBalance } from '../../domain/ledger';
+import { getTemporalClient } from '../../domain/temporal/client';
+import { authorizationKey, bookOnChainSettlement } from '../../domain/x402/payments';
+import { ensureX402ReconcileSchedule, reconcileSettlingPayments, X402_RECONCILE_SCHEDULE_ID } from '../../domain/x402/reconcile';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { fundUsdc, paymentHeader, payWithClient, registerPayer, requiredFrom, signAuthorization, testPayer } from './helpers';
 import { startLoopbackChain, type LoopbackChain } from './loopback-chain';
 import { startLoopbackFacilitator, type LoopbackFacilitator } from './loopback-facilitator';
@@ -121,6 +125,7 @@ describe('production payments through an x402 facilitator (the HTTP adapter, her
 
 describe('a production settlement whose outcome is lost (issue 41): pending, never a 500, then reconciled against the chain', () => {
   let live: TestUser;
+  let w: TestWorker;
   /** A payer whose daily budget is one payment. */
   const tight = testPayer();
   const ids: { used?: string; unused?: string } = {};
@@ -135,6 +140,11 @@ describe('a production settlement whose outcome is lost (issue 41): pending, nev
       )
     ).rows[0];
   const revenue = () => systemBalance('production', 'USDC', 'fee_revenue');
+  const entriesOf = async (p: { network: string; asset: string; payer: string; nonce: string }) =>
+    (await getPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM journal_entries WHERE environment = 'production' AND idempotency_key = $1`, [authorizationKey(p.network, p.asset, p.payer, p.nonce)]))
+      .rows[0].n;
+  /** Reconciles now, every settling payment whatever its age (the threshold is its own case below). */
+  const reconcile = () => reconcileSettlingPayments({ afterSeconds: 0 });
   async function pay(who: ReturnType<typeof testPayer>) {
     const unpaid = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: live.headers });
     expect(unpaid.statusCode).toBe(402);
@@ -151,6 +161,11 @@ describe('a production settlement whose outcome is lost (issue 41): pending, nev
     await registerPayer(t, live.headers, tight);
     const limit = await t.app.inject({ method: 'PUT', url: `/x402/spending-limits/payers/${tight.address}`, headers: live.headers, payload: { per_request_max: null, daily_max: '0.02' } });
     expect(limit.statusCode, limit.body).toBe(200);
+    w = await startTestWorker();
+  });
+  afterAll(async () => {
+    delete process.env.X402_RECONCILE_AFTER_SECONDS;
+    await w?.stop();
   });
 
   it('a /settle whose answer is lost (connection dropped after submitting, a 502) is 503 PAYMENT_SETTLEMENT_PENDING naming the payment; it stays settling, nothing is booked', async () => {
@@ -178,5 +193,86 @@ describe('a production settlement whose outcome is lost (issue 41): pending, nev
     expect(chain.transactionOf(payer.address, (await row(ids.used!)).nonce)).not.toBeNull();
     expect(chain.transactionOf(tight.address, (await row(ids.unused!)).nonce)).toBeNull();
     expect(await revenue()).toBe(before);
+  });
+
+  it('reconciliation (the scheduled workflow) settles the one the chain shows used: the entry a settlement posts, once, with the chain\'s transaction', async () => {
+    const p = await row(ids.used!);
+    const before = await revenue();
+    process.env.X402_RPC_URLS = `eip155:8453=${chain.url}`;
+    process.env.X402_RECONCILE_AFTER_SECONDS = '0';
+    const client = await getTemporalClient();
+    const report = await client.workflow.execute('x402ReconcileWorkflow', { taskQueue: w.taskQueue, workflowId: `x402-reconcile-test-${Date.now()}`, args: [] });
+    // The other one (never submitted, still valid) is left for a later run.
+    expect(report).toMatchObject({ examined: 2, settled: 1, failed: 0, pending: 1, unconfigured: 0, errors: 0 });
+    const settled = await row(ids.used!);
+    expect(settled).toMatchObject({ status: 'settled', transaction_hash: chain.transactionOf(payer.address, p.nonce), failure_code: null });
+    expect(settled.entry_id).toMatch(/./);
+    expect(settled.reconciled_at).toBeInstanceOf(Date);
+    expect(Number(await revenue()) - Number(before)).toBeCloseTo(0.02, 6);
+    expect(await entriesOf(p)).toBe(1);
+    // Again, and the facilitator's answer arriving late: one entry still, the same one.
+    expect(await reconcile()).toMatchObject({ settled: 0 });
+    const late = await withTransaction((c) => bookOnChainSettlement(c, p, chain.transactionOf(payer.address, p.nonce), null));
+    expect(late).toMatchObject({ status: 'settled', entryId: settled.entry_id });
+    expect(await entriesOf(p)).toBe(1);
+    expect(Number(await revenue()) - Number(before)).toBeCloseTo(0.02, 6);
+  });
+
+  it('an unused authorization that is still valid is left as it is: settling, its budget held; so is every payment younger than the threshold, and every one whose network has no RPC URL', async () => {
+    const p = await row(ids.unused!);
+    process.env.X402_RPC_URLS = `eip155:8453=${chain.url}`;
+    // The chain's last block one second before validBefore: the facilitator could still submit it.
+    chain.setTime(BigInt(p.valid_before) - 1n);
+    try {
+      expect(await reconcile()).toMatchObject({ examined: 1, pending: 1, settled: 0, failed: 0 });
+      expect(await row(ids.unused!)).toMatchObject({ status: 'settling', entry_id: null, failure_code: null });
+      // Claimed seconds ago: not yet the reconciliation's business (X402_RECONCILE_AFTER_SECONDS, 300 by default).
+      delete process.env.X402_RECONCILE_AFTER_SECONDS;
+      const asked = chain.calls.length;
+      expect(await reconcileSettlingPayments()).toMatchObject({ examined: 0 });
+      expect(chain.calls.length).toBe(asked);
+      // No node for the network: left and reported, never guessed.
+      delete process.env.X402_RPC_URLS;
+      expect(await reconcile()).toMatchObject({ examined: 1, unconfigured: 1, unconfigured_networks: ['eip155:8453'], settled: 0, failed: 0 });
+      const left = await row(ids.unused!);
+      expect(left).toMatchObject({ status: 'settling', failure_code: null });
+      expect(left.last_error).toMatch(/no JSON-RPC URL for eip155:8453 \(set X402_RPC_URLS\)/);
+      // Its budget is still held: tight's next payment is over the day's limit.
+      const refused = await pay(tight);
+      expect([refused.statusCode, refused.json().errors[0].code]).toEqual([402, 'SPENDING_LIMIT_EXCEEDED']);
+    } finally {
+      chain.setTime(null);
+    }
+  });
+
+  it('an unused authorization past its validBefore can never settle: failed PAYMENT_SETTLEMENT_EXPIRED, and its budget is free again', async () => {
+    const p = await row(ids.unused!);
+    process.env.X402_RPC_URLS = `eip155:8453=${chain.url}`;
+    chain.setTime(BigInt(p.valid_before));
+    try {
+      expect(await reconcile()).toMatchObject({ examined: 1, failed: 1, settled: 0, pending: 0 });
+    } finally {
+      chain.setTime(null);
+    }
+    const failed = await row(ids.unused!);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'PAYMENT_SETTLEMENT_EXPIRED', entry_id: null });
+    expect(await entriesOf(p)).toBe(0);
+    expect(await reconcile()).toMatchObject({ examined: 0 });
+    // The day's budget was held by it alone: tight's next payment now passes.
+    const r = await pay(tight);
+    expect(r.statusCode, r.body).toBe(200);
+  });
+
+  it('runs every 5 minutes from a schedule of its own', async () => {
+    const handle = (await getTemporalClient()).schedule.getHandle(X402_RECONCILE_SCHEDULE_ID);
+    try {
+      await ensureX402ReconcileSchedule();
+      const d = await handle.describe();
+      expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'x402ReconcileWorkflow' });
+      expect(d.spec.intervals?.map((i) => Number(i.every))).toEqual([300_000]);
+    } finally {
+      // The run's Temporal server is shared by every file: leave no schedule behind.
+      await handle.delete().catch(() => undefined);
+    }
   });
 });
