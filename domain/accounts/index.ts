@@ -30,6 +30,7 @@ export type AccountErrorCode =
   | 'ACCOUNT_CLOSED'
   | 'ACCOUNT_NOT_EMPTY'
   | 'ACCOUNT_HAS_PENDING'
+  | 'ACCOUNT_HELD_BY_GROUP'
   | 'ASSET_NOT_FOUND';
 
 /** A refusal about a customer account; no HTTP status here (api/error-status.ts decides it from the code). */
@@ -172,6 +173,8 @@ export interface AccountScope {
   /** When given, an account of the other environment is not found */
   environment?: Environment;
   reason?: string;
+  /** The microfinance group releasing the guarantee fund it holds (its closure); nobody else may. */
+  releasedBy?: string;
 }
 
 /** Locks the account row, then its ledger accounts in id order (the order postings lock them). */
@@ -183,6 +186,19 @@ async function lockAccount(c: Queryable, id: string, scope: AccountScope): Promi
   }
   await c.query('SELECT 1 FROM ledger_accounts WHERE account_id = $1 ORDER BY id FOR UPDATE', [id]);
   return row;
+}
+
+/**
+ * A group's guarantee fund stays frozen while the group holds it: its money moves only by the
+ * group's loan rules (domain/microfinance/fund.ts), so neither its custodian nor an operator
+ * unfreezes or closes it here; the group's closure returns the money and closes it. Decided by
+ * mf_groups.guarantee_account_id, not the account's metadata (which its owner may edit).
+ */
+async function refuseIfHeldByGroup(c: Queryable, id: string, scope: AccountScope): Promise<void> {
+  const { rows } = await c.query<{ id: string }>('SELECT id FROM mf_groups WHERE guarantee_account_id = $1', [id]);
+  if (rows[0] && rows[0].id !== scope.releasedBy) {
+    throw new AccountError('ACCOUNT_HELD_BY_GROUP', `account ${id} is the guarantee fund of group ${rows[0].id}: it moves only by the group's rules and closes with the group`, { group_id: rows[0].id });
+  }
 }
 
 async function setStatus(
@@ -226,6 +242,7 @@ export async function unfreezeAccount(id: string, scope: AccountScope = {}, clie
     const row = await lockAccount(c, id, scope);
     if (row.status === 'closed') throw new AccountError('ACCOUNT_CLOSED', `account ${id} is closed`);
     if (row.status === 'active') return toAccount(row);
+    await refuseIfHeldByGroup(c, id, scope);
     return setStatus(c, id, 'active', 'account.unfrozen', scope);
   });
 }
@@ -235,6 +252,7 @@ export async function closeAccount(id: string, scope: AccountScope = {}, client?
   return inTransaction(client, async (c) => {
     const row = await lockAccount(c, id, scope);
     if (row.status === 'closed') return toAccount(row);
+    await refuseIfHeldByGroup(c, id, scope);
     // Every chain book of an asset counts (domain/chains/books.ts): one entry per asset.
     const { rows } = await c.query<{ asset_code: string; nonzero: boolean; pending: boolean }>(
       `SELECT asset_code, bool_or(credits_posted <> debits_posted) AS nonzero, bool_or(debits_pending <> 0 OR credits_pending <> 0) AS pending

@@ -213,6 +213,19 @@ export async function postEntry(input: PostEntryInput, client: Queryable = getPo
 }
 
 /**
+ * Posts an entry that debits a joint-liability group's guarantee fund, an account frozen for its
+ * whole life (docs/microfinance-loans.md, "Guarantee fund"): joint liability's draw and the return
+ * at the group's closure, and nothing else. The SQL function lets a frozen account pay only when
+ * every debited line is a fund, refuses a pending entry, and refuses (INSUFFICIENT_FUNDS, under the
+ * row locks) any posting that would take a fund below zero, which a forced posting would otherwise
+ * record as an overdraft.
+ */
+export async function postGuaranteeFundEntry(input: PostEntryInput, client: Queryable = getPool()): Promise<Entry> {
+  const payload = entryPayload(input);
+  return toEntry(await call<EntryJson>(client, 'SELECT ledger_post_guarantee_fund_entry($1::jsonb) AS r', [JSON.stringify(payload)]));
+}
+
+/**
  * A manual entry from an operator (POST /api/v1/ledger/entries): each line's amount passes the
  * request amount parser with its account's asset (maximum per operation, precision), as every
  * other money-moving request's amount does, then the entry is posted as given. Unknown accounts

@@ -18,6 +18,7 @@ export {
 export {
   entryPayload,
   postEntry,
+  postGuaranteeFundEntry,
   postManualEntry,
   postPending,
   voidPending,

@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { ensureCustomerLedgerAccount } from '../accounts';
-import { internalLedgerAccountId, postEntry, systemAccount, type LineInput } from '../ledger';
+import { internalLedgerAccountId, postEntry, postGuaranteeFundEntry, systemAccount, type LineInput } from '../ledger';
 import { DecimalMoney as D } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
@@ -83,7 +83,9 @@ export async function applyPayment(
   credit(await mfAccount(loan.environment, loan.currency, 'portfolio', c), allocation.principal);
   credit(await mfAccount(loan.environment, loan.currency, 'interest_income', c), allocation.interest);
   if (new D(allocation.fee).gt(0)) credit(await systemAccount(loan.environment, loan.currency, 'fee_revenue', pay.idempotencyKey, c), allocation.fee);
-  const entry = await postEntry(
+  // The guarantee fund is frozen for life: only the fund's own posting may debit it, never below zero.
+  const post = pay.source === 'guarantee_fund' ? postGuaranteeFundEntry : postEntry;
+  const entry = await post(
     {
       environment: loan.environment,
       idempotencyKey: pay.idempotencyKey,

@@ -11,16 +11,18 @@
  * Guarantee fund: a customer account (accounts row, type savings) opened for the group at creation,
  * owned by the leader as custodian, named "<group> guarantee fund" and tagged in its metadata
  * ({ mf_group_id, purpose: 'mf_guarantee_fund' }). Members fund it with ordinary transfers, so its
- * money is ledger money like any other; joint liability draws on it first (domain/microfinance/
- * liability.ts). Lifecycle: pending → active (operator) → closed (no open loan).
+ * money is ledger money like any other. It is opened frozen and stays so: it moves only by the
+ * group's rules (fund.ts): joint liability draws on it first (liability.ts), and closing the group
+ * returns it to the members and closes it. Lifecycle: pending → active (operator) → closed (no open loan).
  */
 import type pg from 'pg';
-import { createAccount } from '../accounts';
+import { createAccount, freezeAccount } from '../accounts';
 import type { Principal } from '../auth/principal';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
+import { returnFund } from './fund';
 
 export type GroupStatus = 'pending' | 'active' | 'closed';
 export type MemberRole = 'leader' | 'member';
@@ -171,6 +173,8 @@ export async function createGroup(p: Principal, input: { name: string; members: 
       `INSERT INTO mf_groups (id, environment, tenant_id, name, liability_type, guarantee_account_id, created_by) VALUES ($1, $2, $3, $4, 'joint', $5, $6)`,
       [id, p.environment, tenantId, name, fund.id, p.userId],
     );
+    // Frozen from the start: nothing but the group's own rules takes money out of it (fund.ts).
+    await freezeAccount(fund.id, { reason: `guarantee fund of group ${id}: it moves only by the group's loan rules` }, c);
     for (const m of resolved) {
       // Joining order is the listed order (joint liability asks members in it): joined_at is the
       // transaction's time plus i milliseconds, since the column keeps milliseconds only.
@@ -241,12 +245,16 @@ export async function activateGroup(p: Principal, id: string): Promise<Group> {
   });
 }
 
-/** Operator: → closed, when no loan of the group is open (applied, approved or active). */
+/**
+ * Operator: → closed, when no loan of the group is open (applied, approved or active). The
+ * guarantee fund goes back to the members in the same transaction and is closed (fund.ts).
+ */
 export async function closeGroup(p: Principal, id: string): Promise<Group> {
   return transition(p, id, async (g, c) => {
     if (g.status === 'closed') return;
     const open = await c.query(`SELECT 1 FROM mf_loans WHERE group_id = $1 AND status IN ('applied', 'approved', 'active') LIMIT 1`, [id]);
     if (open.rowCount) throw new DomainError('MF_INVALID_STATE', 'the group has open loans');
+    await returnFund(g, c);
     await c.query(`UPDATE mf_groups SET status = 'closed', closed_at = now() WHERE id = $1`, [id]);
   });
 }

@@ -4,7 +4,8 @@
  *
  * An instalment is in arrears from the day after its due date; once it is more than the loan's
  * arrears_tolerance_days overdue (days past due > tolerance), the group covers what is owed on it
- * (and on any older unpaid instalment): first the group's guarantee fund, then the other members in
+ * (and on any older unpaid instalment): first the group's guarantee fund (frozen for life, it pays
+ * only here and at the group's closure: fund.ts), then the other members in
  * order (the leader first, then by joining date; accepted members only), each paying what it can up to what remains, from
  * the available balance of its account in the loan's currency. Each payer's cover is one
  * repayment (source guarantee_fund or group_member) with its ledger entry, allocated like any
@@ -17,6 +18,7 @@ import { withTransaction } from '../db/pool';
 import { listLedgerAccounts, workflowIdempotencyKey } from '../ledger';
 import { DecimalMoney as D } from '../money/amount';
 import { applyPayment, owedInstalments, totalOwed, type RepaymentSource } from './accounting';
+import { lockedFundAvailable } from './fund';
 import { loadLoan, type Loan, type LoanStatus } from './loans';
 import { daysBetween, isoDate } from './schedule';
 
@@ -67,7 +69,9 @@ export async function reviewLoan(loanId: string, nowMs: number, workflowId: stri
       );
       for (const payer of payers) {
         if (need.lte(0)) break;
-        const amount = Decimal.min(need, new D(await available(loan, payer.account_id, c))).toDecimalPlaces(loan.precision, D.ROUND_DOWN);
+        // The fund is frozen for life and pays only here: what it holds is read under its row lock, held until the draw posts.
+        const has = payer.source === 'guarantee_fund' ? await lockedFundAvailable(payer.account_id, loan.currency, c) : await available(loan, payer.account_id, c);
+        const amount = Decimal.min(need, new D(has)).toDecimalPlaces(loan.precision, D.ROUND_DOWN);
         if (amount.lte(0)) continue;
         const { rows: n } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM mf_loan_repayments WHERE loan_id = $1', [loan.id]);
         const key = workflowIdempotencyKey(workflowId, `cover:${upTo}:${payer.account_id}:${n[0].n}`);

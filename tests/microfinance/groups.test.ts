@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCustomerLedgerAccount } from '../../domain/accounts';
 import { getPool } from '../../domain/db/pool';
+import { postEntry, postGuaranteeFundEntry, trialBalance } from '../../domain/ledger';
+import { DecimalMoney as D } from '../../domain/money/amount';
 import { newId } from '../../domain/platform/ids';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
-import { get, openAccount, post } from './mf-helpers';
+import { gql } from '../graphql/helpers';
+import { available, get, openAccount, post } from './mf-helpers';
 
 let t: TestApp;
 let op: TestUser;
@@ -17,6 +21,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+async function deposit(u: TestUser, account: string, amount: string): Promise<void> {
+  const r = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${account}/deposit`, headers: u.headers, payload: { amount, asset_code: 'USD' } });
+  expect(r.statusCode, r.body).toBe(201);
+}
+
+async function transfer(u: TestUser, from: string, to: string, amount: string) {
+  return t.app.inject({ method: 'POST', url: '/api/v2/transfers', headers: u.headers, payload: { from_account: from, to_account: to, amount, asset_code: 'USD', workflow_enabled: false } });
+}
+
 describe('groups', () => {
   it('the creator leads and joins; the others are invited and join by accepting with an account they choose; a guarantee fund account is opened; operators activate once every invitation is answered', async () => {
     const second = await openAccount(t, users[1]);
@@ -29,8 +42,8 @@ describe('groups', () => {
       expect.objectContaining({ user_id: users[1].userId, role: 'member', status: 'invited', account_id: null }),
       expect.objectContaining({ user_id: users[2].userId, role: 'member', status: 'invited', account_id: null }),
     ]);
-    const fund = await getPool().query('SELECT user_id, type, metadata FROM accounts WHERE id = $1', [g.guarantee_account_id]);
-    expect(fund.rows[0]).toMatchObject({ user_id: t.user.userId, type: 'savings', metadata: { mf_group_id: g.id, purpose: 'mf_guarantee_fund' } });
+    const fund = await getPool().query('SELECT user_id, type, status, metadata FROM accounts WHERE id = $1', [g.guarantee_account_id]);
+    expect(fund.rows[0]).toMatchObject({ user_id: t.user.userId, type: 'savings', status: 'frozen', metadata: { mf_group_id: g.id, purpose: 'mf_guarantee_fund' } });
 
     // Invitees see it (to answer); an outsider gets 404; operators see all.
     expect((await get(t, users[1].headers, `/groups/${g.id}`)).statusCode).toBe(200);
@@ -91,6 +104,114 @@ describe('groups', () => {
       const asked = i % 2 === 0 ? 'accept' : 'decline';
       expect([asked, r.statusCode, asked === agreeing ? undefined : r.json().errors[0].code]).toEqual([asked, asked === agreeing ? 200 : 409, asked === agreeing ? undefined : 'MF_INVALID_STATE']);
     });
+  });
+
+  it('the guarantee fund moves only by the group’s rules: its leader cannot transfer, withdraw, unfreeze or close it (REST and GraphQL); payments into it still arrive', async () => {
+    const g = (await post(t, t.headers, '/groups', { name: 'Locked fund', members: [users[1].userId, users[2].userId] })).json().data;
+    const fund = g.guarantee_account_id as string;
+    // Members pay in with ordinary transfers; the leader may pay in cash.
+    await deposit(users[1], accounts[1], '50.00');
+    const pay = await transfer(users[1], accounts[1], fund, '30.00');
+    expect(pay.statusCode, pay.body).toBe(201);
+    const cash = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${fund}/deposit`, headers: t.headers, payload: { amount: '10.00', asset_code: 'USD' } });
+    expect(cash.statusCode, cash.body).toBe(201);
+    expect(await available(t, t.user, fund)).toBe('40.00');
+
+    // The leader owns it as custodian, yet nothing of theirs moves money out of it.
+    const out = await transfer(t.user, fund, accounts[0], '20.00');
+    expect([out.statusCode, out.json().errors?.[0]?.code], out.body).toEqual([422, 'ACCOUNT_FROZEN']);
+    const cashOut = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${fund}/withdraw`, headers: t.headers, payload: { amount: '1.00', asset_code: 'USD' } });
+    expect([cashOut.statusCode, cashOut.json().errors?.[0]?.code]).toEqual([422, 'ACCOUNT_FROZEN']);
+    const viaGraph = await gql(t, 'mutation($i: TransferInput!) { createTransfer(input: $i) { id } }', { i: { fromAccount: fund, toAccount: accounts[0], amount: '20.00', assetCode: 'USD', workflowEnabled: false } });
+    expect(viaGraph.errors?.[0]?.extensions).toMatchObject({ code: 'ACCOUNT_FROZEN', status: 422 });
+    const withdrawGraph = await gql(t, 'mutation { withdraw(accountId: "' + fund + '", amount: "1.00", assetCode: "USD") { entryId } }');
+    expect(withdrawGraph.errors?.[0]?.extensions).toMatchObject({ code: 'ACCOUNT_FROZEN', status: 422 });
+    // Unfreezing and closing are operators', and not even an operator lifts a group's hold.
+    for (const action of ['unfreeze', 'close']) {
+      expect((await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${fund}/${action}`, headers: t.headers, payload: {} })).statusCode).toBe(403);
+      const byOp = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${fund}/${action}`, headers: op.headers, payload: {} });
+      expect([byOp.statusCode, byOp.json().errors?.[0]?.code], byOp.body).toEqual([422, 'ACCOUNT_HELD_BY_GROUP']);
+      const m = action === 'unfreeze' ? 'unfreezeAccount' : 'closeAccount';
+      const byOpGraph = await gql(t, `mutation { ${m}(id: "${fund}") { status } }`, undefined, op.headers);
+      expect(byOpGraph.errors?.[0]?.extensions).toMatchObject({ code: 'ACCOUNT_HELD_BY_GROUP', status: 422 });
+    }
+    // The ledger itself refuses a debit of the fund, whatever path asks (no API pre-check here).
+    const la = await ensureCustomerLedgerAccount(fund, 'USD');
+    const sink = await ensureCustomerLedgerAccount(accounts[0], 'USD');
+    await expect(postEntry({ environment: 'sandbox', idempotencyKey: newId('k'), type: 'transfer', lines: [{ accountId: la, direction: 'debit', amount: '1.00' }, { accountId: sink, direction: 'credit', amount: '1.00' }] }))
+      .rejects.toMatchObject({ code: 'ACCOUNT_FROZEN' });
+    expect(await available(t, t.user, fund)).toBe('40.00');
+    expect((await getPool().query('SELECT status FROM accounts WHERE id = $1', [fund])).rows[0].status).toBe('frozen');
+  });
+
+  it('twenty concurrent transfers out of the fund by its leader are all refused, while members’ payments in arrive', async () => {
+    const g = (await post(t, t.headers, '/groups', { name: 'Race', members: [users[1].userId, users[2].userId] })).json().data;
+    const fund = g.guarantee_account_id as string;
+    await deposit(users[2], accounts[2], '20.00');
+    expect((await transfer(users[2], accounts[2], fund, '5.00')).statusCode).toBe(201);
+    await deposit(users[1], accounts[1], '20.00');
+    const results = await Promise.all([
+      ...Array.from({ length: 20 }, () => transfer(t.user, fund, accounts[0], '1.00')),
+      ...Array.from({ length: 5 }, () => transfer(users[1], accounts[1], fund, '1.00')),
+    ]);
+    expect(results.slice(0, 20).map((r) => [r.statusCode, r.json().errors?.[0]?.code])).toEqual(Array.from({ length: 20 }, () => [422, 'ACCOUNT_FROZEN']));
+    expect(results.slice(20).map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    expect(await available(t, t.user, fund)).toBe('10.00');
+  });
+
+  it('closing the group returns the fund to the members pro rata to what each paid in, in one balanced entry, and closes the fund', async () => {
+    const g = (await post(t, t.headers, '/groups', { name: 'Closing', members: [users[1].userId, users[2].userId] })).json().data;
+    const fund = g.guarantee_account_id as string;
+    expect((await post(t, users[1].headers, `/groups/${g.id}/accept`)).statusCode).toBe(200);
+    expect((await post(t, users[2].headers, `/groups/${g.id}/accept`)).statusCode).toBe(200);
+    // Paid in: the leader 10.00 in cash, users[1] 30.00 and users[2] 20.00 by transfer; an outsider's
+    // 5.00 is nobody's and is shared in the same proportions (65.00 over 10 : 30 : 20).
+    const cash = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${fund}/deposit`, headers: t.headers, payload: { amount: '10.00', asset_code: 'USD' } });
+    expect(cash.statusCode).toBe(201);
+    for (const [u, amount] of [[1, '30.00'], [2, '20.00'], [3, '5.00']] as const) {
+      await deposit(users[u], accounts[u], '40.00');
+      expect((await transfer(users[u], accounts[u], fund, amount)).statusCode).toBe(201);
+    }
+    const before = await Promise.all([0, 1, 2, 3].map((i) => available(t, users[i], accounts[i])));
+    const c = await post(t, op.headers, `/groups/${g.id}/close`);
+    expect(c.statusCode, c.body).toBe(200);
+    expect(c.json().data.status).toBe('closed');
+    const gained = await Promise.all([0, 1, 2, 3].map(async (i) => new D(await available(t, users[i], accounts[i])).minus(before[i]).toFixed(2)));
+    // 65 × 10/60 = 10.833…, × 30/60 = 32.50, × 20/60 = 21.666…: 10.83, 32.50, 21.66 and the cent left to the largest remainder.
+    expect(gained).toEqual(['10.83', '32.50', '21.67', '0.00']);
+    const { rows: entries } = await getPool().query(`SELECT id, status FROM journal_entries WHERE type = 'mf_guarantee_return' AND reference = $1`, [g.id]);
+    expect(entries).toHaveLength(1);
+    const lines = await getPool().query(`SELECT direction, amount::text FROM ledger_lines WHERE entry_id = $1 ORDER BY line_no`, [entries[0].id]);
+    expect(lines.rows.map((l) => [l.direction, new D(l.amount).toFixed(2)])).toEqual([['debit', '65.00'], ['credit', '10.83'], ['credit', '32.50'], ['credit', '21.67']]);
+    expect((await getPool().query('SELECT status FROM accounts WHERE id = $1', [fund])).rows[0].status).toBe('closed');
+    expect(await available(t, t.user, fund)).toBe('0.00');
+    // Nothing more goes in; closing again changes nothing.
+    expect((await transfer(users[1], accounts[1], fund, '1.00')).json().errors[0].code).toBe('DESTINATION_CLOSED');
+    expect((await post(t, op.headers, `/groups/${g.id}/close`)).statusCode).toBe(200);
+    expect((await getPool().query(`SELECT count(*)::int AS n FROM journal_entries WHERE type = 'mf_guarantee_return' AND reference = $1`, [g.id])).rows[0].n).toBe(1);
+    expect((await trialBalance({ environment: 'sandbox' })).balanced).toBe(true);
+  });
+
+  it('when nothing in the fund can be attributed, the accepted members share it equally; a fund posting never debits another account nor takes a fund below zero', async () => {
+    const g = (await post(t, t.headers, '/groups', { name: 'Equal', members: [users[1].userId, users[2].userId] })).json().data;
+    const fund = g.guarantee_account_id as string;
+    expect((await post(t, users[1].headers, `/groups/${g.id}/accept`)).statusCode).toBe(200);
+    expect((await post(t, users[2].headers, `/groups/${g.id}/decline`)).statusCode).toBe(200);
+    await deposit(users[3], accounts[3], '20.00');
+    expect((await transfer(users[3], accounts[3], fund, '10.01')).statusCode).toBe(201);
+    const la = await ensureCustomerLedgerAccount(fund, 'USD');
+    const sink = await ensureCustomerLedgerAccount(accounts[0], 'USD');
+    const entry = (lines: Array<{ accountId: string; direction: 'debit' | 'credit'; amount: string }>) => ({ environment: 'sandbox' as const, idempotencyKey: newId('k'), type: 'mf_guarantee_return', lines });
+    // Force lets a frozen fund pay; the fund's posting still refuses an overdraft, and any debit of an account that is not a fund.
+    await expect(postGuaranteeFundEntry(entry([{ accountId: la, direction: 'debit', amount: '10.02' }, { accountId: sink, direction: 'credit', amount: '10.02' }]))).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await expect(postGuaranteeFundEntry(entry([{ accountId: sink, direction: 'debit', amount: '1.00' }, { accountId: la, direction: 'credit', amount: '1.00' }]))).rejects.toMatchObject({ code: 'INVALID_ENTRY' });
+    expect(await available(t, t.user, fund)).toBe('10.01');
+    const before = await Promise.all([0, 1].map((i) => available(t, users[i], accounts[i])));
+    expect((await post(t, op.headers, `/groups/${g.id}/close`)).statusCode).toBe(200);
+    // 10.01 between the two accepted members (the one who declined gets nothing): the leader takes the odd cent.
+    const gained = await Promise.all([0, 1].map(async (i) => new D(await available(t, users[i], accounts[i])).minus(before[i]).toFixed(2)));
+    expect(gained).toEqual(['5.01', '5.00']);
+    expect((await getPool().query('SELECT status FROM accounts WHERE id = $1', [fund])).rows[0].status).toBe('closed');
   });
 
   it('refuses too few or too many members, duplicates, unknown users and other tenants’ users, and accounts not theirs', async () => {

@@ -169,6 +169,10 @@ describe('group loans', () => {
       ['group_member', acct.member, '18.85'],
     ]);
     expect(await available(t, leader, fundId)).toBe('0.00');
+    // The fund is frozen for life (its leader cannot move money out of it), yet joint liability drew on it, never below zero.
+    expect((await getPool().query('SELECT status FROM accounts WHERE id = $1', [fundId])).rows[0].status).toBe('frozen');
+    const draw = await getPool().query(`SELECT e.forced_overdraft FROM mf_loan_repayments r JOIN journal_entries e ON e.id = r.entry_id WHERE r.loan_id = $1 AND r.source = 'guarantee_fund'`, [loanId]);
+    expect(draw.rows).toEqual([{ forced_overdraft: null }]);
     expect(await available(t, leader, acct.leader)).toBe('0.00');
     expect(await available(t, member, acct.member)).toBe(usd(new D(member0).minus('18.85').toString()));
     // 1200 + 990 − 11 instalments paid by the borrower (10 × 88.85 + 88.84).

@@ -27,7 +27,7 @@ export const microfinanceTypeDefs = /* GraphQL */ `
     liabilityType: String!
     "pending, active or closed."
     status: String!
-    "The group's guarantee fund account (savings, held by the leader)."
+    "The group's guarantee fund account (savings, held by the leader; frozen for life: it moves only by the group's loan rules)."
     guaranteeAccountId: ID
     createdBy: ID!
     members: [MicrofinanceGroupMember!]!
@@ -309,7 +309,7 @@ export const microfinanceTypeDefs = /* GraphQL */ `
     declineMicrofinanceGroupInvitation(id: ID!): MicrofinanceGroup!
     "Operators: once every invitation is answered."
     activateMicrofinanceGroup(id: ID!): MicrofinanceGroup!
-    "Operators: a group with no open loan."
+    "Operators: a group with no open loan. Its guarantee fund goes back to the members, pro rata to what each paid in, and is closed."
     closeMicrofinanceGroup(id: ID!): MicrofinanceGroup!
     "Operators."
     createLoanProduct(input: LoanProductInput!): LoanProduct!

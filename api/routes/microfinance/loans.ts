@@ -83,7 +83,7 @@ export function loanRoutes(app: FastifyInstance) {
   );
   app.post<{ Params: { id: string } }>(
     '/groups/:id/close',
-    { config: { admin: true }, schema: { tags: [TAG], summary: 'Close a group with no open loan (platform operators only)', params: idParams, body: emptyBody, response: { 200: envelope(groupSchema), ...errorResponses } } },
+    { config: { admin: true }, schema: { tags: [TAG], summary: 'Close a group with no open loan (platform operators only)', description: 'The guarantee fund goes back to the members in one ledger entry, pro rata to what each paid in (equal shares among accepted members when nothing can be attributed), and the fund account is closed.', params: idParams, body: emptyBody, response: { 200: envelope(groupSchema), ...errorResponses } } },
     async (request) => ({ data: presentGroup(await closeGroup(principalOf(request), request.params.id)) }),
   );
 
