@@ -14,7 +14,7 @@ import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLReso
 import { BASE_RESOLVERS, BASE_SDL } from './base';
 import { mutationFieldContext, newContext, type GqlContext } from './context';
 import { baseUrlOf } from '../routes/caller';
-import { errorEnvelopeSchema, errorResponses } from '../schemas';
+import { errorResponses } from '../schemas';
 import { formatError, gqlError } from './errors';
 import { checkLimits, checkText, mutationCount } from './limits';
 import { graphqlRateLimit } from '../plugins/rate-limit';
@@ -148,28 +148,23 @@ export async function registerGraphQL(app: FastifyInstance): Promise<void> {
     additionalProperties: true,
     properties: { data: { description: 'The selected data (null when nothing ran)' }, errors: { type: 'array', items: { type: 'object', additionalProperties: true } } },
   };
+  // Every answer of this endpoint is a GraphQL response, refusals before execution included
+  // (authentication, rate limit, a body that is not JSON: api/plugins/errors.ts graphqlRefusal).
+  const asGraphQL = (r: { description?: string }) => ({ description: r.description, content: { 'application/json': { schema: gqlResult } } });
   const routeSchema = {
     tags: ['GraphQL'],
     response: {
-      ...errorResponses,
+      ...Object.fromEntries(Object.entries(errorResponses).map(([status, r]) => [status, asGraphQL(r as { description?: string })])),
       200: { description: 'A GraphQL result: `data`, and `errors` whose `extensions` carry the REST code and status', content: { 'application/json': { schema: gqlResult } } },
-      400: {
-        description: 'A document that does not parse or validate, or over the depth or cost limit (a GraphQL result with errors); a body that is not JSON (the envelope)',
-        content: { 'application/json': { schema: { anyOf: [gqlResult, errorEnvelopeSchema] } } },
-      },
-      422: {
-        description: 'A string holding U+0000 (a GraphQL result with errors, or the envelope when the JSON body itself holds it)',
-        content: { 'application/json': { schema: { anyOf: [gqlResult, errorEnvelopeSchema] } } },
-      },
-      429: {
-        description: 'Over the rate limit: the request itself (the envelope), or a document whose mutations, one operation each, exceed it (a GraphQL result with errors)',
-        content: { 'application/json': { schema: { anyOf: [gqlResult, errorEnvelopeSchema] } } },
-      },
+      400: asGraphQL({ description: 'A document that does not parse or validate, or over the depth or cost limit; a body that is not JSON' }),
+      422: asGraphQL({ description: 'A string holding U+0000' }),
+      429: asGraphQL({ description: 'Over the rate limit: the request itself, or a document whose mutations, one operation each, exceed it' }),
     },
     summary: 'GraphQL endpoint: queries and mutations over every area (docs/graphql.md)',
     description:
-      'Body: `query` (a GraphQL document), `variables`, `operationName`; GET takes them as query parameters (queries only). The answer is a GraphQL ' +
-      'result `{ data, errors }` (not the REST envelope); each error carries the REST error code and status in `extensions`. Credentials as on REST ' +
+      'Body: `query` (a GraphQL document), `variables`, `operationName`; GET takes them as query parameters (queries only). Every answer is a GraphQL ' +
+      'result `{ data, errors }` (never the REST envelope), refusals before execution included (credentials, rate limit: `errors` with a `message` each ' +
+      'and no `data`); each error carries the REST error code and status in `extensions`. Credentials as on REST ' +
       '(optional: a guest may introspect); 120 operations a minute per credential, 30 per IP for guests; depth at most 10, cost at most 10,000. ' +
       'Subscriptions: WebSocket on this path, protocol graphql-transport-ws. The schema: docs/graphql/schema.graphql.',
   };

@@ -93,7 +93,34 @@ export function errorObject(status: number, code: string, detail: string): Error
 
 export function sendErrors(reply: FastifyReply, status: number, errors: ErrorObject[], headers?: Record<string, string>) {
   if (headers) reply.headers(headers);
-  return reply.code(status).type('application/json; charset=utf-8').send(errorEnvelope(reply.request.id, errors));
+  const body = isGraphQLRoute(reply.request) ? graphqlRefusal(reply.request.id, errors) : errorEnvelope(reply.request.id, errors);
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/** The GraphQL endpoint's routes (config `graphql`): every answer there is a GraphQL response, refusals before execution included. */
+function isGraphQLRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions?.config as { graphql?: boolean } | undefined)?.graphql === true;
+}
+
+/**
+ * A refusal on the GraphQL endpoint before anything executed (authentication, rate limit, a body
+ * that is not JSON), in the GraphQL response format that GraphQL clients read (GraphQL over HTTP: a
+ * request error has `errors` with a `message` each and no `data`), carrying the REST code, status
+ * and pointer in `extensions`, as resolver errors do (api/graphql/errors.ts).
+ */
+export function graphqlRefusal(requestId: string, errors: ErrorObject[]) {
+  return {
+    errors: errors.map((e) => ({
+      message: e.detail ?? e.title,
+      extensions: {
+        code: e.code,
+        status: Number(e.status),
+        ...(e.source?.pointer ? { pointer: e.source.pointer } : {}),
+        ...(e.source?.header ? { header: e.source.header } : {}),
+        request_id: requestId,
+      },
+    })),
+  };
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

@@ -62,6 +62,23 @@ describe('answers', () => {
     expect(r.statusCode).toBe(401);
   });
 
+  it('a refusal before execution is a GraphQL response too: errors with a message and extensions.code/status, no data (invalid token, malformed body, a body outside its schema)', async () => {
+    const invalid = await t.app.inject({ method: 'POST', url: '/api/graphql', headers: { authorization: 'Bearer nope' }, payload: { query: '{ __typename }' } });
+    expect(invalid.statusCode).toBe(401);
+    const body = invalid.json();
+    expect(body).not.toHaveProperty('data');
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0]).toMatchObject({ message: expect.any(String), extensions: { code: expect.stringMatching(/^[A-Z_]+$/), status: 401 } });
+    expect(body.errors[0].message.length).toBeGreaterThan(0);
+    const malformed = await t.app.inject({ method: 'POST', url: '/api/graphql', headers: { ...t.headers, 'content-type': 'application/json' }, payload: '{"query": ' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().errors[0]).toMatchObject({ message: 'The request body is not valid JSON', extensions: { code: 'MALFORMED_BODY', status: 400 } });
+    // Validation of the body's own schema (a query that is not a string) speaks GraphQL with its pointer.
+    const invalidBody = await t.app.inject({ method: 'POST', url: '/api/graphql', headers: t.headers, payload: { query: 42 } });
+    expect(invalidBody.statusCode).toBe(422);
+    expect(invalidBody.json().errors[0]).toMatchObject({ message: expect.any(String), extensions: { code: 'VALIDATION_ERROR', status: 422, pointer: '/query' } });
+  });
+
   it('GET runs queries and refuses mutations', async () => {
     const q = encodeURIComponent('{ accounts { paginatorInfo { total } } }');
     const r = await t.app.inject({ method: 'GET', url: `/api/graphql?query=${q}`, headers: t.headers });

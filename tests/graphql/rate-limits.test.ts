@@ -33,7 +33,8 @@ describe('GraphQL rate limits', () => {
     expect(remaining).toEqual(['4', '3', '2', '1', '0']);
     const refused = await post(user.headers);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json().errors[0].code).toBe('RATE_LIMITED');
+    // A GraphQL response, as GraphQL clients read it: message, extensions.code and status, no data.
+    expect(refused.json()).toEqual({ errors: [{ message: expect.stringMatching(/retry after \d+ seconds/), extensions: expect.objectContaining({ code: 'RATE_LIMITED', status: 429 }) }] });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // Another credential has its own budget; REST is not GraphQL's budget.
     expect((await post((await createTestUser()).headers)).statusCode).toBe(200);
