@@ -188,8 +188,11 @@ async function main() {
   await (await import('../domain/defi/lending-schedule')).ensureLendingWatchSchedule();
   await (await import('../domain/defi/staking-schedule')).ensureStakingHarvestSchedule();
   await (await import('../domain/x402/reconcile')).ensureX402ReconcileSchedule();
-  // The current hour's valuation now (idempotent), so value history starts at once.
-  await (await import('../domain/baskets/valuations')).recordValuations(new Date());
+  // The last 30 days' hours from the feed's own history, then the current hour (both idempotent), so
+  // the 24h/7d/30d changes are figures from recorded valuations on a fresh start (about a second).
+  const valuations = await import('../domain/baskets/valuations');
+  await valuations.backfillValuations(new Date());
+  await valuations.recordValuations(new Date());
   // The OFAC list the screening reads (loaded when its files changed).
   await (await import('../domain/regtech/sanctions')).ensureSanctionsList();
   const { startEventDispatcher } = await import('../domain/events/dispatcher');

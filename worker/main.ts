@@ -6,7 +6,7 @@ import { loadConfig } from '../domain/platform/config';
 import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
 import { ensureAchSchedules } from '../domain/ach/schedule';
 import { ensureBasketValuationSchedule } from '../domain/baskets/valuation-schedule';
-import { recordValuations } from '../domain/baskets/valuations';
+import { backfillValuations, recordValuations } from '../domain/baskets/valuations';
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
 import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
 import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
@@ -57,7 +57,9 @@ if (cfg.manageAchSchedules) await ensureAchSchedules();
 if (cfg.manageBasketSchedules) {
   await ensureBasketValuationSchedule();
   await ensureGovernanceSchedule();
-  // The current hour's valuation now (idempotent), so history and performance start at once.
+  // The last 30 days' hours from the feed's own history, then the current hour (both idempotent), so
+  // the 24h/7d/30d changes are figures from recorded valuations on a fresh start (about a second).
+  await backfillValuations(new Date());
   await recordValuations(new Date());
 }
 // The hourly MiFID II T+1 deadline check, likewise (it checks the MiFID II settings first).

@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { getPool, withTransaction, type Queryable } from '../db/pool';
 import { DecimalMoney as D } from '../money/amount';
 import { ENVIRONMENTS, type Environment } from '../platform/environment';
-import { refreshRates, type RateProvider } from '../rates';
+import { insertQuotes, refreshRates, type RateProvider } from '../rates';
 import { HOUR_MS, hourOf, rateProviderFor } from '../rates/feed';
 import { listBaskets, type Basket } from './definitions';
 import { valueBasket } from './valuation';
@@ -115,5 +115,91 @@ export async function recordValuations(at: Date, deps: RecordValuationsDeps = {}
       out.prices.push({ basketCode: v.basketCode, valueUsd: v.valueUsd });
     }
     return out;
+  }, deps.pool);
+}
+
+/** How far back valuations are recorded at start-up: the longest performance figure's reference (30 days). */
+export const BACKFILL_HOURS = 30 * 24;
+
+export interface BackfillResult {
+  /** Hours recorded now (those without any valuation yet). */
+  recorded: number;
+  /** Why nothing was recorded, when the provider cannot say what its rates were. */
+  skippedReason: string | null;
+}
+
+/**
+ * Records the valuations of every hour of the last BACKFILL_HOURS (and the current one) that has
+ * none yet, from the rate provider's own history, so the composition's 24h/7d component changes
+ * and the 24h/7d/30d performance figures are numbers from recorded valuations on a fresh start
+ * rather than null for a month (issue 42). Nothing is invented: each hour is valued at the rates
+ * the provider gives for that hour, by the same rules as recordValuations (quotes stored, rates in
+ * force at the hour, IMF valuation, production values as basket prices), set-wise in one
+ * transaction; a provider without history is not asked, and the figures stay null until the hourly
+ * schedule has recorded them. Idempotent; run by the worker at start-up.
+ */
+export async function backfillValuations(now: Date = new Date(), deps: RecordValuationsDeps = {}): Promise<BackfillResult> {
+  const provider = deps.provider ?? rateProviderFor();
+  if (!provider.historical) return { recorded: 0, skippedReason: `the rate provider ${provider.name} has no history` };
+  const end = hourOf(now);
+  const start = end.getTime() - BACKFILL_HOURS * HOUR_MS;
+  return withTransaction(async (c) => {
+    const all: Date[] = [];
+    for (let t = start; t <= end.getTime(); t += HOUR_MS) all.push(new Date(t));
+    // The same per-hour locks as recordValuations, in one order: a concurrent hourly run waits.
+    await c.query(`SELECT pg_advisory_xact_lock(hashtext('basket-valuations'), h) FROM unnest($1::int[]) h ORDER BY h`, [all.map((d) => d.getTime() / HOUR_MS)]);
+    const { rows: valued } = await c.query<{ at: Date }>('SELECT DISTINCT valued_at AS at FROM basket_valuations WHERE valued_at = ANY($1::timestamptz[])', [all]);
+    const done = new Set(valued.map((r) => r.at.getTime()));
+    const hours = all.filter((d) => !done.has(d.getTime()));
+    if (hours.length === 0) return { recorded: 0, skippedReason: null };
+    const baskets: Basket[] = [];
+    for (const env of ENVIRONMENTS) baskets.push(...(await listBaskets(env, c)));
+    const basketCodes = new Set(baskets.map((b) => b.code));
+
+    const { rows: stored } = await c.query<{ at: Date }>('SELECT DISTINCT as_of AS at FROM exchange_rates WHERE source = $1 AND as_of = ANY($2::timestamptz[])', [provider.name, hours]);
+    const have = new Set(stored.map((r) => r.at.getTime()));
+    const quotes = (await Promise.all(hours.filter((h) => !have.has(h.getTime())).map((h) => provider.fetchRates(h)))).flat().filter((q) => !basketCodes.has(q.base));
+    await insertQuotes(provider.name, quotes, c);
+
+    // Rates in force at each hour (ratesAsOf's rule, one index probe per hour and component asset).
+    const assets = [...new Set(baskets.flatMap((b) => b.components.map((x) => x.assetCode)))];
+    const { rows: inForce } = await c.query<{ at: Date; asset: string; rate: string }>(
+      `SELECT h.at, a.asset, r.rate FROM unnest($1::timestamptz[]) h(at) CROSS JOIN unnest($2::text[]) a(asset)
+         CROSS JOIN LATERAL (SELECT rate::text AS rate FROM exchange_rates
+                              WHERE base_asset = a.asset AND quote_asset = 'USD' AND as_of <= h.at AND source <> $3
+                              ORDER BY as_of DESC, (source = $4) DESC, id DESC LIMIT 1) r`,
+      [hours, assets, BASKET_PRICE_SOURCE, provider.name],
+    );
+    const ratesAt = new Map<number, Map<string, string>>();
+    for (const r of inForce) {
+      const m = ratesAt.get(r.at.getTime()) ?? new Map<string, string>();
+      m.set(r.asset, new D(r.rate).toFixed());
+      ratesAt.set(r.at.getTime(), m);
+    }
+    const rows: Array<[Environment, string, Date, string, number, string]> = [];
+    for (const h of hours) {
+      const rates = ratesAt.get(h.getTime()) ?? new Map<string, string>();
+      for (const b of baskets) {
+        if (b.components.some((x) => !rates.has(x.assetCode))) continue;
+        const v = valueBasket(b.components.map((x) => ({ assetCode: x.assetCode, amount: x.amount, rate: rates.get(x.assetCode)! })));
+        const components = v.components.map((x) => ({ asset_code: x.assetCode, amount: x.amount, rate: x.rate, usd_equivalent: x.usdEquivalent }));
+        rows.push([b.environment, b.code, h, v.valueUsd, b.version, JSON.stringify(components)]);
+      }
+    }
+    const col = <T>(i: number) => rows.map((r) => r[i] as T);
+    await c.query(
+      `INSERT INTO basket_valuations (environment, basket_code, valued_at, value_usd, version, components)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::numeric[], $5::int[], $6::jsonb[]) ON CONFLICT DO NOTHING`,
+      [col(0), col(1), col(2), col(3), col(4), col(5)],
+    );
+    // Production values are the baskets' USD prices at those hours, as recordValuations writes them.
+    const prices = rows.filter((r) => r[0] === 'production');
+    await c.query(
+      `INSERT INTO exchange_rates (base_asset, quote_asset, rate, as_of, source)
+       SELECT p.code, 'USD', p.value, p.at, $4 FROM unnest($1::text[], $2::numeric[], $3::timestamptz[]) p(code, value, at)
+        WHERE NOT EXISTS (SELECT 1 FROM exchange_rates e WHERE e.base_asset = p.code AND e.quote_asset = 'USD' AND e.as_of = p.at AND e.source = $4)`,
+      [prices.map((r) => r[1]), prices.map((r) => r[3]), prices.map((r) => r[2]), BASKET_PRICE_SOURCE],
+    );
+    return { recorded: hours.length, skippedReason: null };
   }, deps.pool);
 }

@@ -66,6 +66,7 @@ export function driftPpm(asset: string, hour: number): InstanceType<typeof D> {
 
 export class DriftingSandboxRateProvider implements RateProvider {
   readonly name = FEED_SOURCE;
+  readonly historical = true;
   private readonly base: Readonly<Record<string, string>>;
   private readonly now: () => Date;
 

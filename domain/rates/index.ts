@@ -16,6 +16,8 @@ export interface RateQuote {
 /** Where exchange rates come from (a market-data vendor in production; a fixed snapshot in sandbox). */
 export interface RateProvider {
   readonly name: string;
+  /** The provider answers for past instants as they were (the sandbox feed is a pure function of asset and hour). */
+  readonly historical?: boolean;
   /** Quotes as of `at` (default now); a provider without history (the fixed snapshot) ignores it. */
   fetchRates(at?: Date): Promise<RateQuote[]>;
 }
@@ -56,9 +58,13 @@ export class SandboxRateProvider implements RateProvider {
 
 /** Stores the provider's quotes (as of `at`, default now); returns how many were stored. */
 export async function refreshRates(provider: RateProvider, client: Queryable = getPool(), at?: Date): Promise<number> {
-  const quotes = await provider.fetchRates(at);
+  return insertQuotes(provider.name, await provider.fetchRates(at), client);
+}
+
+/** Stores a provider's quotes in exchange_rates (one statement); a malformed rate refuses them all. */
+export async function insertQuotes(providerName: string, quotes: RateQuote[], client: Queryable = getPool()): Promise<number> {
   for (const q of quotes) {
-    if (!/^\d+(\.\d+)?$/.test(q.rate)) throw new Error(`Rate provider ${provider.name} sent a malformed rate for ${q.base}`);
+    if (!/^\d+(\.\d+)?$/.test(q.rate)) throw new Error(`Rate provider ${providerName} sent a malformed rate for ${q.base}`);
   }
   if (quotes.length === 0) return 0;
   await client.query(

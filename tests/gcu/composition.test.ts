@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompositionService, nextRebalance } from '../../domain/baskets/composition';
-import { recordValuations } from '../../domain/baskets/valuations';
+import { backfillValuations, recordValuations } from '../../domain/baskets/valuations';
+import { DriftingSandboxRateProvider } from '../../domain/rates/feed';
 import { getPool, type Queryable } from '../../domain/db/pool';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { latestRates } from '../../domain/rates';
@@ -218,5 +219,38 @@ describe('the composition service (per-process cache)', () => {
     expect(nextRebalance('quarterly', new Date('2026-01-01T00:00:00Z'))).toEqual(new Date('2026-04-01T00:00:00Z'));
     expect(nextRebalance('quarterly', new Date('2026-06-30T12:00:00Z'))).toEqual(new Date('2026-07-01T00:00:00Z'));
     expect(nextRebalance('never', new Date())).toBeNull();
+  });
+});
+
+describe('a fresh start (issue 42: the spec types the changes as numbers)', () => {
+  it('backfills the last 30 days from the feed’s own history: every change and performance figure comes from recorded valuations', async () => {
+    // A fixed instant (no wall clock), with no valuation recorded in the 30 days before it.
+    const clock = new Date('2026-10-15T10:30:00Z');
+    const first = await backfillValuations(clock);
+    expect(first).toEqual({ recorded: 30 * 24 + 1, skippedReason: null });
+    expect((await backfillValuations(clock)).recorded).toBe(0);
+    const view = await createCompositionService({ now: () => clock, ttlMs: 0 }).view('production');
+    const valued = async (at: Date) =>
+      (await getPool().query<{ value_usd: string }>(`SELECT value_usd::text FROM basket_valuations WHERE environment = 'production' AND basket_code = 'GCU' AND valued_at = $1`, [at])).rows[0].value_usd;
+    const hour = new Date('2026-10-15T10:00:00Z');
+    expect(view.performance.asOf).toEqual(hour);
+    for (const [period, hours] of [['24h', 24], ['7d', 168], ['30d', 720]] as const) {
+      const change = view.performance.changes[period];
+      expect(change, period).not.toBeNull();
+      expect(change!.since).toEqual(new Date(hour.getTime() - hours * HOUR));
+      expect(new D(change!.changeUsd).eq(new D(await valued(hour)).minus(await valued(change!.since)))).toBe(true);
+    }
+    for (const c of view.components) {
+      expect(c.change24h, c.assetCode).not.toBeNull();
+      expect(c.change7d, c.assetCode).not.toBeNull();
+    }
+    // The feed's rates of a past hour are what its valuation used: nothing invented at request time.
+    const feed = new DriftingSandboxRateProvider();
+    const { rows } = await getPool().query<{ components: Array<{ asset_code: string; rate: string }> }>(
+      `SELECT components FROM basket_valuations WHERE environment = 'production' AND basket_code = 'GCU' AND valued_at = $1`,
+      [new Date(hour.getTime() - 720 * HOUR)],
+    );
+    const xau = rows[0].components.find((x) => x.asset_code === 'XAU')!;
+    expect(new D(xau.rate).eq(feed.rateAt('XAU', new Date(hour.getTime() - 720 * HOUR))!)).toBe(true);
   });
 });
