@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
-import { ensureSanctionsList, normaliseName, screenNames } from '../../domain/regtech/sanctions';
+import { loadConfig } from '../../domain/platform/config';
+import { ensureSanctionsList, normaliseName, readOfacFiles, screenAddress, screenNames } from '../../domain/regtech/sanctions';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 
 let t: TestApp;
@@ -14,7 +16,7 @@ const screen = (names: unknown, headers = t.headers) => t.app.inject({ method: '
 
 describe('the OFAC list', () => {
   it('is loaded from the official files once per version, with counts and a sha256 version', async () => {
-    const { rows } = await getPool().query('SELECT version, entry_count, name_count FROM sanctions_lists');
+    const { rows } = await getPool().query('SELECT version, entry_count, name_count, address_count FROM sanctions_lists');
     expect(rows).toHaveLength(1);
     expect(rows[0].version).toMatch(/^[0-9a-f]{64}$/);
     // sdn.csv has 7,378 records (../shared/reference/SOURCES.md) and alt.csv adds aliases.
@@ -22,7 +24,7 @@ describe('the OFAC list', () => {
     expect(rows[0].name_count).toBeGreaterThan(rows[0].entry_count + 9_000);
     expect((await ensureSanctionsList()).loaded).toBe(false);
     const status = await t.app.inject({ method: 'GET', url: '/api/v2/regtech/sanctions/status', headers: t.headers });
-    expect(status.json().data).toMatchObject({ version: rows[0].version, entry_count: rows[0].entry_count });
+    expect(status.json().data).toMatchObject({ version: rows[0].version, entry_count: rows[0].entry_count, address_count: rows[0].address_count });
   });
 
   it('normalises case, diacritics and punctuation', () => {
@@ -81,5 +83,49 @@ describe('screening', () => {
     const reload = await t.app.inject({ method: 'POST', url: '/api/v2/regtech/sanctions/reload', headers: admin.headers });
     expect(reload.statusCode, reload.body).toBe(200);
     expect(reload.json().data).toMatchObject({ loaded: true, loaded_by: admin.userId });
+  });
+});
+
+describe('digital-currency addresses (OFAC remarks: "Digital Currency Address - ETH 0x…")', () => {
+  it('are read with their entry\'s name and currency tag, remarks joined with sdn_comments.csv (the tiny OFAC files)', async () => {
+    const list = await readOfacFiles(path.resolve(loadConfig().sanctionsDir, '../ofac-tiny'));
+    const of = (listedAs: string) => list.addresses.filter((a) => a.listed_as.toLowerCase() === listedAs.toLowerCase());
+    // EVM: checksummed (viem getAddress) for comparison, as listed besides; tagged both ETH and USDT.
+    expect(of('0x2f389ce8bd8ff92de3402ffce4691d17fc4f6535')).toEqual([
+      { ent_num: 33151, name: 'SUEX OTC, S.R.O.', address: '0x2f389cE8bD8ff92De3402FFCe4691d17fC4f6535', currency: 'ETH', listed_as: '0x2f389ce8bd8ff92de3402ffce4691d17fc4f6535' },
+      { ent_num: 33151, name: 'SUEX OTC, S.R.O.', address: '0x2f389cE8bD8ff92De3402FFCe4691d17fC4f6535', currency: 'USDT', listed_as: '0x2f389ce8bd8ff92de3402ffce4691d17fc4f6535' },
+    ]);
+    // sdn.csv cuts SUEX's remarks after "XBT 1B64QRxf"; sdn_comments.csv goes on "aa35MVkf…".
+    expect(of('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi')).toMatchObject([{ ent_num: 33151, currency: 'XBT' }]);
+    expect(list.addresses.some((a) => a.listed_as === '1B64QRxf')).toBe(false);
+    expect(of('0x901bb9583b24d97e995513c6778dc6888ab6870e')).toMatchObject([{ name: 'LIFSHITS, Artem Mikhaylovich', currency: 'ETH', address: '0x901bb9583b24D97e995513C6778dc6888AB6870e' }]);
+    expect(new Set(list.addresses.map((a) => a.currency))).toEqual(new Set(['XBT', 'ETH', 'USDT', 'LTC', 'DASH']));
+  });
+
+  it('screening is an exact match, EVM case-insensitive, against the loaded list; a near address is not a hit', async () => {
+    const { rows } = await getPool().query('SELECT version, address_count FROM sanctions_lists');
+    expect(rows[0].address_count).toBeGreaterThan(200);
+    // SDN entry 39796 (sdn_comments.csv only: the 2019 sdn.csv predates it, so it has no name here).
+    for (const a of ['0x8589427373D6D84E98730D7795D8f6f8731FDA16', '0x8589427373d6d84e98730d7795d8f6f8731fda16', '0x8589427373D6D84E98730D7795D8F6F8731FDA16']) {
+      const r = await screenAddress(a);
+      expect(r, a).toMatchObject({ hit: true, address: '0x8589427373D6D84E98730D7795D8f6f8731FDA16', listVersion: rows[0].version });
+      expect(r.matches).toEqual([{ entryId: 39796, name: null, currency: 'ETH', listedAs: '0x8589427373D6D84E98730D7795D8f6f8731FDA16', sdnType: null, programs: [] }]);
+    }
+    expect((await screenAddress('0x8589427373d6d84e98730d7795d8f6f8731fda17')).hit).toBe(false);
+    expect(await screenAddress('0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359')).toMatchObject({ hit: false, matches: [], listVersion: rows[0].version });
+    // The last address of a remark loses the remark's full stop; base58 compares as written.
+    expect((await screenAddress('rnXyVQzgxZe7TR1EPzTkGj2jxH4LMJYh66')).matches[0]).toMatchObject({ entryId: 33854, currency: 'XRP' });
+    expect((await screenAddress('3LtcaPbCj87CwJHnRX3vh7c2y9RZQqeSy8')).hit).toBe(true);
+    expect((await screenAddress('3ltcaPbCj87CwJHnRX3vh7c2y9RZQqeSy8')).hit).toBe(false);
+  });
+
+  it('a list loaded before addresses were read cannot clear an address (fails closed) and is loaded again at start', async () => {
+    const { rows } = await getPool().query('SELECT version, address_count FROM sanctions_lists');
+    await getPool().query('UPDATE sanctions_lists SET address_count = NULL');
+    await expect(screenAddress('0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359')).rejects.toMatchObject({ code: 'SANCTIONS_LIST_UNAVAILABLE' });
+    // Same files, same version: loaded again all the same, since its addresses were never read.
+    const again = await ensureSanctionsList();
+    expect(again).toMatchObject({ loaded: true, status: { version: rows[0].version, addressCount: rows[0].address_count } });
+    expect((await screenAddress('0x8589427373d6d84e98730d7795d8f6f8731fda16')).hit).toBe(true);
   });
 });

@@ -274,6 +274,8 @@ export const typeDefs = /* GraphQL */ `
     entryCount: Int!
     "Primary names and aliases screened."
     nameCount: Int!
+    "Digital-currency addresses screened by exact match (null: loaded before addresses were read)."
+    addressCount: Int
     loadedAt: DateTime!
     loadedBy: String
     ageHours: Float!
@@ -286,6 +288,7 @@ export const typeDefs = /* GraphQL */ `
     version: String!
     entryCount: Int!
     nameCount: Int!
+    addressCount: Int
     loadedAt: DateTime!
     loadedBy: String
     ageHours: Float!

@@ -12,12 +12,15 @@
  * from each word's first three letters to the names holding such a word. A query is scored only
  * against names sharing a word prefix with it and of similar length (blocking); a typo in the
  * first three letters of every word is therefore not found (docs/regtech.md).
+ *
+ * Digital-currency addresses are screened by exact match instead (screenAddress; ./addresses.ts).
  */
 import { jaroWinkler } from '@skyra/jaro-winkler';
 import pg from 'pg';
 import { getPool, type Queryable } from '../../db/pool';
 import { loadConfig } from '../../platform/config';
 import { DomainError } from '../../platform/errors';
+import { normaliseAddress } from './addresses';
 import { OFAC_LIST_ID } from './load';
 
 export interface SanctionsMatch {
@@ -158,4 +161,43 @@ export async function screenNames(names: string[], opts: { threshold?: number } 
   const index = await listIndex(client);
   const threshold = opts.threshold ?? Number(loadConfig().sanctionsMatchThreshold);
   return names.map((n) => screenOne(index, n, threshold));
+}
+
+export interface AddressMatch {
+  entryId: number;
+  /** The SDN entry's primary name; null when the entry is missing from the loaded sdn.csv. */
+  name: string | null;
+  currency: string;
+  listedAs: string;
+  sdnType: string | null;
+  programs: string[];
+}
+
+export interface AddressScreeningResult {
+  address: string;
+  hit: boolean;
+  matches: AddressMatch[];
+  listVersion: string;
+}
+
+/**
+ * Screens one address against the loaded list: SANCTIONS_LIST_UNAVAILABLE when no list is loaded,
+ * or one loaded before its addresses were read (screening then cannot say "not listed").
+ */
+export async function screenAddress(address: string, client: Queryable = getPool()): Promise<AddressScreeningResult> {
+  const normal = normaliseAddress(address);
+  const { rows } = await client.query<{ version: string; address_count: number | null; ent_num: number | null; name: string | null; currency: string; listed_as: string; sdn_type: string | null; programs: string[] | null }>(
+    `SELECT l.version, l.address_count, a.ent_num, a.name, a.currency, a.listed_as, e.sdn_type, e.programs
+       FROM sanctions_lists l
+       LEFT JOIN sanctions_addresses a ON a.list_id = l.id AND a.list_version = l.version AND a.address = $2
+       LEFT JOIN sanctions_entries e ON e.list_id = a.list_id AND e.ent_num = a.ent_num
+      WHERE l.id = $1
+      ORDER BY a.ent_num, a.currency`,
+    [OFAC_LIST_ID, normal],
+  );
+  if (!rows[0] || rows[0].address_count === null) throw new DomainError('SANCTIONS_LIST_UNAVAILABLE', 'No sanctions list with digital-currency addresses is loaded; nothing can be screened');
+  const matches = rows
+    .filter((r) => r.ent_num !== null)
+    .map((r) => ({ entryId: r.ent_num!, name: r.name, currency: r.currency, listedAs: r.listed_as, sdnType: r.sdn_type, programs: r.programs ?? [] }));
+  return { address: normal, hit: matches.length > 0, matches, listVersion: rows[0].version };
 }
