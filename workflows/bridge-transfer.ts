@@ -1,5 +1,6 @@
 import { condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { CrosschainActivities } from '../activities/crosschain';
+import { awaitHoldDecision, DEFAULT_REVIEW_TIMEOUT_MS, holdFailureCode } from './compliance-hold';
 import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
 
@@ -40,7 +41,10 @@ const TRAVEL_RULE_POLL_MS = 5 * 60_000;
 const MAX_POLL_MS = 120_000;
 
 /**
- * check quote + deadline -> reserve (pending entry on the source chain book) -> [Travel Rule: crypto
+ * check quote + deadline -> reserve (pending entry on the source chain book) -> [sanctions: a
+ * recipient outside the platform is screened against the list's digital-currency addresses; a hit
+ * (or no list) holds the transfer, reserved, for an operator's release or rejection, no longer
+ * than the review window and the deadline; release goes on, anything else compensates] -> [Travel Rule: crypto
  * leaving the platform at or above the threshold waits, reserved, for a passing check; none before
  * the wait ends fails it] -> lock/burn on the
  * source chain -> wait for the protocol's source confirmations -> wait for the attestation
@@ -77,6 +81,29 @@ export async function bridgeTransferWorkflow(input: BridgeTransferWorkflowInput)
     step('reserve');
     await acts.reserveBridgeTransfer(base);
     setStatus('reserved');
+
+    if (patched('bridge-sanctions-hold')) {
+      step('screen');
+      const screen = await acts.screenBridgeRecipient(base);
+      if (screen.held) {
+        step('compliance_review');
+        setStatus('held_for_review');
+        // The customer's deadline bounds the review: past it nothing may be sent.
+        const window = Math.min(plan.reviewTimeoutMs ?? DEFAULT_REVIEW_TIMEOUT_MS, plan.deadlineMs - now());
+        const outcome = await awaitHoldDecision(screen.holdId!, Math.max(1, window));
+        if (outcome !== 'released') {
+          throw new BridgeFailure(
+            holdFailureCode(outcome),
+            outcome === 'expired'
+              ? `nothing was sent: no compliance decision on hold ${screen.holdId} within the review window (${screen.reasonCode})`
+              : `nothing was sent: a compliance officer rejected the transfer held for ${screen.reasonCode}${screen.matchedName ? ` (recipient listed for ${screen.matchedName})` : ''}`,
+          );
+        }
+        if (now() >= plan.deadlineMs) throw new BridgeFailure('DEADLINE_EXCEEDED', 'nothing was sent: the deadline passed during the compliance review');
+        await acts.recordBridgeHoldReleased({ ...base, holdId: screen.holdId! });
+        setStatus('reserved');
+      }
+    }
 
     if (patched('travel-rule-gate')) {
       step('travel_rule');

@@ -26,6 +26,7 @@ import { loadConfig } from '../../domain/platform/config';
 import type { Environment } from '../../domain/platform/environment';
 import { latestCheck, latestPassingCheck, travelRuleRequirement } from '../../domain/regtech/travel-rule';
 import { businessFailure } from '../failures';
+import { createBridgeScreeningActivities } from './screening';
 
 export interface BridgeStepInput {
   transferId: string;
@@ -69,6 +70,8 @@ export interface TravelRuleGate {
 export interface BridgePlan {
   /** How long the transfer waits for a passing Travel Rule check (never past the deadline). */
   travelRuleWaitMs: number;
+  /** How long a transfer held for sanctions review waits for a decision (never past the deadline). Absent in plans recorded before holds. */
+  reviewTimeoutMs?: number;
   deadlineMs: number;
   pollMs: number;
   sourceBlockMs: number;
@@ -79,6 +82,8 @@ export function createCrosschainActivities() {
   const load = (id: string) => withTransaction((c) => lockBridgeTransfer(c, id));
 
   return {
+    ...createBridgeScreeningActivities(),
+
     /** The quote is the transfer's, spent by it and still valid at workflow time; the deadline has not passed. */
     async checkBridgeTransfer({ transferId, nowMs, startMs }: Timed & { startMs: number }): Promise<BridgePlan> {
       return withTransaction(async (c) => {
@@ -87,6 +92,7 @@ export function createCrosschainActivities() {
         // initiation (API clock) and are measured from the workflow's start on its own clock.
         const plan = {
           travelRuleWaitMs: loadConfig().travelRuleWaitMinutes * 60_000,
+          reviewTimeoutMs: loadConfig().complianceReviewTimeoutHours * 3_600_000,
           deadlineMs: startMs + (t.deadlineAt.getTime() - t.createdAt.getTime()),
           pollMs: PROTOCOLS[t.protocol].attestation.pollSeconds * 1000,
           sourceBlockMs: getChain(t.sourceChain).blockTimeMs,

@@ -114,7 +114,7 @@ function matchingSql(p: (v: unknown) => string, scope: AiScope, f: TransactionFi
         SELECT id AS subject_id, 1 AS ord, 'LARGE_TRANSFER_REVIEW' AS flag, true AS review FROM transfers WHERE status = 'pending_review' AND environment = ${env}
         UNION ALL
         SELECT subject_id, 2, reason_code, status = 'open' FROM compliance_holds
-         WHERE user_id = ${u} AND environment = ${env} AND subject_kind IN ('rail_payment', 'ilp_payment') AND status IN ('open', 'rejected', 'expired')
+         WHERE user_id = ${u} AND environment = ${env} AND status IN ('open', 'rejected', 'expired')
         UNION ALL
         SELECT DISTINCT transfer_id, 3, 'TRAVEL_RULE_NON_COMPLIANT', false FROM travel_rule_checks WHERE user_id = ${u} AND environment = ${env} AND NOT is_compliant
       ) s GROUP BY subject_id),

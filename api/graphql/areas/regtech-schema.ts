@@ -244,10 +244,10 @@ export const typeDefs = /* GraphQL */ `
     expired
   }
 
-  "An outgoing payment held for compliance review (platform operators)."
+  "An outgoing payment or bridge held for compliance review (platform operators)."
   type ComplianceHold {
     id: ID!
-    "rail_payment or ilp_payment."
+    "rail_payment, ilp_payment or bridge."
     subjectKind: String!
     subjectId: String!
     userId: String!

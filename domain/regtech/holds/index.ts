@@ -1,6 +1,8 @@
 /**
  * Compliance holds on outgoing payments. Before a payment leaves the platform its workflow screens
- * the receiving party against the loaded sanctions list (screenOutgoingParty). A hit, or a list
+ * the receiving party against the loaded sanctions list (screenOutgoingParty): a name (rail
+ * creditor, Interledger receiver) by fuzzy score, a bridge's outside recipient address by exact
+ * match against the list's digital-currency addresses. A hit, or a list
  * that cannot be read, opens a hold instead of sending: the amount stays reserved, a
  * compliance.violation.detected event goes out, and the workflow waits for a platform operator
  * (compliance officer) to release or reject it. Rejection (or no decision within
@@ -14,10 +16,10 @@ import type { Environment } from '../../platform/environment';
 import { DomainError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { signalWorkflow } from '../../temporal/signals';
-import { screenNames, type ScreeningResult } from '../sanctions';
+import { screenAddress, screenNames, type AddressScreeningResult, type ScreeningResult } from '../sanctions';
 
 export type HoldStatus = 'open' | 'released' | 'rejected' | 'expired';
-export type HoldSubjectKind = 'rail_payment' | 'ilp_payment';
+export type HoldSubjectKind = 'rail_payment' | 'ilp_payment' | 'bridge';
 
 export interface ComplianceHold {
   id: string;
@@ -81,8 +83,30 @@ export interface ScreenSubject {
   subjectKind: HoldSubjectKind;
   subjectId: string;
   workflowId: string;
-  party: 'creditor' | 'receiver';
+  party: 'creditor' | 'receiver' | 'recipient';
+  /** The party's name, or (a bridge's recipient) the address: screened_name either way. */
   name: string;
+  /** Screen `name` as a digital-currency address: exact match, no name scoring. */
+  byAddress?: boolean;
+}
+
+/** An address screening in the shape holds store (an exact match scores 1). */
+function addressScreening(r: AddressScreeningResult): ScreeningResult {
+  return {
+    name: r.address,
+    hit: r.hit,
+    score: r.hit ? 1 : 0,
+    threshold: 1,
+    matches: r.matches.map((m) => ({
+      entryId: m.entryId,
+      name: m.name ?? `SDN entry ${m.entryId}`,
+      matchedName: `${m.currency} ${m.listedAs}`,
+      sdnType: m.sdnType ?? 'unknown',
+      programs: m.programs,
+      score: 1,
+    })),
+    listVersion: r.listVersion,
+  };
 }
 
 /**
@@ -97,7 +121,8 @@ export async function screenOutgoingParty(c: Queryable, s: ScreenSubject): Promi
   }
   let result: ScreeningResult | null = null;
   try {
-    [result] = await screenNames([s.name], {}, c);
+    if (s.byAddress) result = addressScreening(await screenAddress(s.name, c));
+    else [result] = await screenNames([s.name], {}, c);
   } catch (err) {
     // Fail closed: a payment is not sent unscreened.
     if (!(err instanceof DomainError && err.code === 'SANCTIONS_LIST_UNAVAILABLE')) throw err;
@@ -113,6 +138,8 @@ export async function screenOutgoingParty(c: Queryable, s: ScreenSubject): Promi
     [id, s.environment, s.userId, s.subjectKind, s.subjectId, s.workflowId, reasonCode, s.party, s.name, result ? JSON.stringify(result) : null],
   );
   const top = result?.matches[0];
+  const what = s.subjectKind === 'bridge' ? 'bridge' : 'payment';
+  const listed = !top ? '' : s.byAddress ? `(${s.name}) is listed on the OFAC SDN list as ${top.matchedName}, an address of ${top.name}` : `matches ${top.name} on the OFAC SDN list (score ${top.score})`;
   await writeOutboxEvent(c, {
     type: 'compliance.violation.detected',
     environment: s.environment,
@@ -123,13 +150,14 @@ export async function screenOutgoingParty(c: Queryable, s: ScreenSubject): Promi
       framework: 'sanctions',
       code: reasonCode,
       description: top
-        ? `The ${s.party} of ${s.subjectId} matches ${top.name} on the OFAC SDN list (score ${top.score}); the payment is held for review.`
-        : `The ${s.party} of ${s.subjectId} could not be screened (no sanctions list loaded); the payment is held for review.`,
+        ? `The ${s.party} of ${s.subjectId} ${listed}; the ${what} is held for review.`
+        : `The ${s.party} of ${s.subjectId} could not be screened (no sanctions list loaded); the ${what} is held for review.`,
       detected_at: new Date().toISOString(),
       hold_id: id,
       subject_kind: s.subjectKind,
       subject_id: s.subjectId,
       party: s.party,
+      ...(s.byAddress ? { address: s.name } : {}),
       matches: (result?.matches ?? []).map((m) => ({ entry_id: m.entryId, name: m.name, score: m.score })),
       list_version: result?.listVersion ?? null,
     },

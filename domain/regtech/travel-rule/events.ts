@@ -39,7 +39,9 @@ export const COMPLIANCE_VIOLATION_DETECTED: Schema = {
     subject_id: str,
     report_id: str,
     // The screened party and the listed entries it matched.
-    party: { type: 'string', enum: ['originator', 'beneficiary', 'creditor', 'receiver'] },
+    party: { type: 'string', enum: ['originator', 'beneficiary', 'creditor', 'receiver', 'recipient'] },
+    // A bridge's recipient: the digital-currency address screened (exact match against the list).
+    address: str,
     matches: { type: 'array', items: obj({ entry_id: { type: 'integer' }, name: str, score: { type: 'number' } }) },
     list_version: { type: ['string', 'null'] },
   },
