@@ -255,7 +255,7 @@ export const EVENT_CATALOG: readonly EventTypeInfo[] = [
   e('yield.harvested', 'Decentralized finance', 'Staking rewards were harvested: the completed unpaid epochs of a staking position paid to the chain book (paid_out) or added to the stake (compounded), by the daily harvest schedule or the customer (POST /api/v2/defi/staking/harvest).', YIELD_HARVESTED, 'domain/defi/staking-harvest (daily harvest schedule)'),
 
   e('compliance.report.generated', 'Regulatory', 'A regulatory report was generated (today: a MiFID II transaction report, NEWT or CANC, built and schema-checked).', COMPLIANCE_REPORT_GENERATED, 'domain/regtech/mifid'),
-  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list; a MiFID II report past its T+1 deadline).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule, domain/regtech/mifid (deadline check)'),
+  e('compliance.violation.detected', 'Regulatory', 'A compliance violation was detected (today: a Travel Rule party on the sanctions list; a payment or bridge held for sanctions review; a MiFID II report past its T+1 deadline).', COMPLIANCE_VIOLATION_DETECTED, 'domain/regtech/travel-rule, domain/regtech/holds, domain/regtech/mifid (deadline check)'),
   e('travel_rule.check.completed', 'Regulatory', 'A Travel Rule check completed (compliant or not).', TRAVEL_RULE_CHECK_COMPLETED, 'domain/regtech/travel-rule'),
 
   e('payment_intent.created', 'Mobile payment', 'A payment intent was created (status requires_confirmation).', PAYMENT_INTENT_EVENT, 'domain/mobile/intents'),
