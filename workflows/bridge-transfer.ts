@@ -44,10 +44,10 @@ const MAX_POLL_MS = 120_000;
  * check quote + deadline -> reserve (pending entry on the source chain book) -> [sanctions: a
  * recipient outside the platform is screened against the list's digital-currency addresses; a hit
  * (or no list) holds the transfer, reserved, for an operator's release or rejection, no longer
- * than the review window and the deadline; release goes on, anything else compensates] -> [Travel Rule: crypto
- * leaving the platform at or above the threshold waits, reserved, for a passing check; none before
- * the wait ends fails it] -> lock/burn on the
- * source chain -> wait for the protocol's source confirmations -> wait for the attestation
+ * than the review window and the deadline; release goes on, anything else compensates] ->
+ * [Travel Rule: crypto leaving the platform at or above the threshold waits, reserved, for a
+ * passing check; none before the wait ends fails it] -> lock/burn on the source chain -> wait
+ * for the protocol's source confirmations -> wait for the attestation
  * (guardian VAA / DVN verification / validator votes, polled on timers) -> release/mint on the
  * destination -> wait for inclusion -> post (source book -> in-transit -> destination book, fee
  * -> fee revenue) -> complete. A failure, or the deadline passing before the destination leg is
