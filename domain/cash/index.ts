@@ -1,4 +1,5 @@
 import { ensureCustomerLedgerAccount, getAccount } from '../accounts';
+import { bookChain } from '../chains/books';
 import { getAsset } from '../assets';
 import { withTransaction } from '../db/pool';
 import { LedgerError, clientIdempotencyKey, postEntry, systemAccount, type Entry } from '../ledger';
@@ -15,6 +16,12 @@ export interface CashMovementInput {
   amount: string;
   assetCode: string;
   reference?: string | null;
+  /**
+   * The chain a crypto deposit arrives on or a withdrawal leaves from (its chain book,
+   * domain/chains/books.ts); unset: the asset's home chain. An asset the chain does not carry is
+   * 422 UNKNOWN_TOKEN (an off-chain asset on any chain included).
+   */
+  chain?: string | null;
   /** The client's Idempotency-Key: the ledger entry is keyed by it, so a retry never moves money twice. */
   idempotencyKey?: string;
 }
@@ -43,7 +50,7 @@ export async function moveCash(kind: 'deposit' | 'withdrawal', input: CashMoveme
     const idempotencyKey = input.idempotencyKey
       ? clientIdempotencyKey(input.userId, `${kind}:${input.accountId}`, input.idempotencyKey)
       : `${kind}:${newId('op')}`;
-    const customer = await ensureCustomerLedgerAccount(account.id, asset.code, c);
+    const customer = await ensureCustomerLedgerAccount(account.id, asset.code, c, bookChain(asset.code, input.chain));
     const sandbox = input.environment === 'sandbox';
     const platform = await systemAccount(input.environment, asset.code, sandbox ? 'funding' : 'settlement', idempotencyKey, c);
     const [debit, credit] = kind === 'deposit' ? [platform, customer] : [customer, platform];
@@ -59,7 +66,7 @@ export async function moveCash(kind: 'deposit' | 'withdrawal', input: CashMoveme
         ],
         pending: !sandbox,
         userId: input.userId,
-        metadata: { account_id: account.id, settlement: sandbox ? 'sandbox_instant' : 'awaiting_confirmation' },
+        metadata: { account_id: account.id, settlement: sandbox ? 'sandbox_instant' : 'awaiting_confirmation', ...(input.chain ? { chain: input.chain } : {}) },
       },
       c,
     ).catch((err) => {

@@ -2,8 +2,10 @@
  * The HTTP faces of a payment requirement and of a paid retry, transport-neutral (plain header
  * maps), shared by monetized endpoints, SMS and the MCP tool convention:
  *
- * - 402: the spec's six X-Payment-* headers (the first offered network; X-Payment-Amount in atomic
- *   units, as x402's amount) and the standard x402 v2 PAYMENT-REQUIRED (every offered network).
+ * - 402: the spec's six X-Payment-* headers (the first offered network; X-Payment-Amount a decimal
+ *   string of USDC at its six decimals, as the spec says: "0.010000" for one cent) and the standard
+ *   x402 v2 PAYMENT-REQUIRED (every offered network), whose `amount` x402 v2 defines in atomic units
+ *   ("10000"): each header in its own standard's unit.
  * - Paid retry: the spec's X-Payment-Signature (65-byte hex) + X-Payment-Payload (base64 JSON: the
  *   EIP-3009 authorization, alone or as x402's PaymentPayload), or the standard PAYMENT-SIGNATURE.
  * - Success: PAYMENT-RESPONSE (x402 v2 settlement response) and its twin X-Payment-Response.
@@ -21,6 +23,7 @@ import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { parseSignedAuthorization, type PaymentTerms, type SignedAuthorization } from './authorization';
 import type { X402Payment } from './payments';
+import { atomicToUsdc } from './amounts';
 import { acceptedTerms, requirementOf, X402_VERSION } from './requirements';
 
 export interface Resource {
@@ -39,7 +42,7 @@ export function paymentRequiredHeaders(offered: PaymentTerms[], resource: Resour
     'x-payment-required': 'true',
     'x-payment-network': first.network.network,
     'x-payment-asset': first.asset.address,
-    'x-payment-amount': first.amount,
+    'x-payment-amount': atomicToUsdc(first.amount),
     'x-payment-receiver': first.payTo,
     ...(facilitatorUrl ? { 'x-payment-facilitator': facilitatorUrl } : {}),
     'payment-required': encodePaymentRequiredHeader(paymentRequired(offered, resource, error)),

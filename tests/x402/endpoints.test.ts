@@ -43,7 +43,8 @@ describe('monetized endpoints', () => {
       'x-payment-required': 'true',
       'x-payment-network': 'eip155:84532',
       'x-payment-asset': '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-      'x-payment-amount': '10000',
+      // The spec's decimal string (USDC, six decimals); PAYMENT-REQUIRED keeps x402's atomic units.
+      'x-payment-amount': '0.010000',
       'x-payment-receiver': '0x5A4db0B7c9E3ac3f1e8Fa8D8b3e1a4A9c2B7E402',
       'x-payment-facilitator': 'http://localhost:80/x402/facilitator',
     });
@@ -63,6 +64,28 @@ describe('monetized endpoints', () => {
     expect(history.meta).toMatchObject({ current_page: 1, total: 1 });
     const book = (await get(`/api/v2/accounts/${payerAccount}/balances`)).json().data.balances;
     expect(book.find((b: { asset_code: string }) => b.asset_code === 'USDC')).toMatchObject({ total_balance: '4.990000' });
+  });
+
+  it('a sandbox payer funded the documented way (docs/payments-402.md, "Sandbox in one minute") pays at once', async () => {
+    // 1. An account, 2. USDC deposited on Base (the network's chain: its book is what the wallet pays from),
+    // 3. the wallet registered to the account by its own signature, 4. the 402, 5. the paid retry.
+    const wallet = testPayer();
+    const account = await registerPayer(t, t.headers, wallet);
+    const deposit = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${account}/deposit`, headers: t.headers, payload: { amount: '1.00', asset_code: 'USDC', chain: 'base' } });
+    expect(deposit.statusCode, deposit.body).toBe(201);
+    const unpaid = await get(`/api/v2/accounts/${acct}/transactions`);
+    expect(unpaid.statusCode).toBe(402);
+    const paid = await get(`/api/v2/accounts/${acct}/transactions`, paymentHeader(await payWithClient(wallet, requiredFrom(unpaid.headers))));
+    expect(paid.statusCode, paid.body).toBe(200);
+    const book = await getPool().query<{ balance: string }>(
+      `SELECT (credits_posted - debits_posted)::text AS balance FROM ledger_accounts WHERE account_id = $1 AND asset_code = 'USDC' AND chain = 'base'`,
+      [account],
+    );
+    expect(Number(book.rows[0].balance)).toBeCloseTo(0.99, 6);
+    // A chain that does not carry the asset, or an off-chain asset on a chain, is refused with its pointer.
+    const wrong = await t.app.inject({ method: 'POST', url: `/api/v2/accounts/${account}/deposit`, headers: t.headers, payload: { amount: '1.00', asset_code: 'USD', chain: 'base' } });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors[0]).toMatchObject({ code: 'UNKNOWN_TOKEN', source: { pointer: '/chain' } });
   });
 
   it("takes the spec's X-Payment-Signature + X-Payment-Payload form too", async () => {
@@ -189,7 +212,7 @@ describe('a paid resource has no side door', () => {
       ] as const) {
         const res = await t.app.inject({ method, url, headers: t.headers });
         expect({ method, url, status: res.statusCode }).toEqual({ method, url, status: 402 });
-        expect(res.headers['x-payment-amount']).toBe('20000');
+        expect(res.headers['x-payment-amount']).toBe('0.020000');
       }
       // A paid request on the twin is served and settled like on the registered path.
       const required = requiredFrom((await get(`/api/accounts/${acct}/balances`)).headers);
@@ -217,7 +240,7 @@ describe('a paid resource has no side door', () => {
       expect(twin.statusCode, twin.body).toBe(201);
       const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM x402_endpoints WHERE active AND path LIKE '%/balances'`);
       expect(rows[0].n).toBe(1);
-      expect((await get(`/api/v2/accounts/${acct}/balances`)).headers['x-payment-amount']).toBe('30000');
+      expect((await get(`/api/v2/accounts/${acct}/balances`)).headers['x-payment-amount']).toBe('0.030000');
     } finally {
       await getPool().query(`UPDATE x402_endpoints SET active = false WHERE path LIKE '%/balances'`);
     }

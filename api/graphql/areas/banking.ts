@@ -162,8 +162,9 @@ const typeDefs = /* GraphQL */ `
     createAccount(input: CreateAccountInput!): Account!
     "Renames an account or replaces its metadata (account.updated)."
     updateAccount(id: ID!, input: UpdateAccountInput!): Account!
-    deposit(accountId: ID!, amount: Decimal!, assetCode: String!, reference: String): CashMovement!
-    withdraw(accountId: ID!, amount: Decimal!, assetCode: String!, reference: String): CashMovement!
+    "chain: where a crypto deposit arrives (its chain book; default the asset's home chain), as REST's chain."
+    deposit(accountId: ID!, amount: Decimal!, assetCode: String!, reference: String, chain: String): CashMovement!
+    withdraw(accountId: ID!, amount: Decimal!, assetCode: String!, reference: String, chain: String): CashMovement!
     createTransfer(input: TransferInput!): Transfer!
     "Operators: approve or reject a transfer held for review."
     reviewTransfer(id: ID!, decision: String!, reason: String): Transfer!
@@ -278,7 +279,7 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
   };
 }
 
-type CashArgs = { accountId: string; amount: string; assetCode: string; reference?: string | null };
+type CashArgs = { accountId: string; amount: string; assetCode: string; reference?: string | null; chain?: string | null };
 type StatusArgs = { id: string; reason?: string | null };
 type TransferInputArgs = {
   fromAccount: string;
@@ -300,6 +301,7 @@ async function cash(kind: 'deposit' | 'withdrawal', args: CashArgs, ctx: GqlCont
     amount: args.amount,
     assetCode: args.assetCode,
     reference: args.reference ?? undefined,
+    chain: args.chain ?? undefined,
     idempotencyKey: ctx.idempotencyKey,
   });
   return { kind, entryId: m.entry.id, transaction: m.transaction };

@@ -141,7 +141,7 @@ export default async function accountRoutes(app: FastifyInstance) {
   );
 
   for (const kind of ['deposit', 'withdrawal'] as const) {
-    app.post<{ Params: { uuid: string }; Body: { amount: string; asset_code: string; reference?: string } }>(
+    app.post<{ Params: { uuid: string }; Body: { amount: string; asset_code: string; reference?: string; chain?: string } }>(
       `/api/v2/accounts/:uuid/${kind === 'deposit' ? 'deposit' : 'withdraw'}`,
       {
         schema: {
@@ -166,6 +166,7 @@ export default async function accountRoutes(app: FastifyInstance) {
           amount: request.body.amount,
           assetCode: request.body.asset_code,
           reference: request.body.reference,
+          chain: request.body.chain,
           idempotencyKey: request.idempotencyKey,
         });
         return reply.code(201).send({ data: presentCashMovement(movement) });

@@ -83,6 +83,14 @@ export const cashBody = {
     amount: decimalString,
     asset_code: { type: 'string', minLength: 1, maxLength: 12 },
     reference: { type: 'string', maxLength: 140 },
+    chain: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 40,
+      description:
+        'Crypto assets: the chain the deposit arrives on or the withdrawal leaves from (e.g. base for USDC on Base); default the asset\'s home chain. ' +
+        'Each chain is a book of its own (GET /api/v2/crosschain/portfolio); an asset the chain does not carry is 422 UNKNOWN_TOKEN.',
+    },
   },
 };
 
