@@ -1,3 +1,4 @@
+import { loadConfig } from '../../domain/platform/config';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -66,7 +67,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.0.3',
       info: { title: 'Multi-Asset Banking Platform API', version: '2.0.0', description: DESCRIPTION },
-      servers: [{ url: '/' }],
+      // Every path in this document is absolute from the host (/api/v2/…, /api/v1/…, /api/…), so the
+      // server is the host itself: PUBLIC_URL when set, else this server. Its description says where
+      // the API lives, which is what Swagger UI's "Servers" box shows.
+      servers: [
+        {
+          url: loadConfig().publicUrl.replace(/\/$/, '') || '/',
+          description: 'The API root is /api; the published base address ({base_url}) is /api/v2, beside the /api/v1 rows and the unversioned core rows the spec lists',
+        },
+      ],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (fak_, sk_sandbox_, sk_live_) or login access token' },

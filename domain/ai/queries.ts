@@ -151,7 +151,7 @@ export interface QuestionInput {
   context?: { account_id?: unknown; time_zone?: unknown };
 }
 
-/** POST /ai/query: a broader question answered with a structured answer plus the matching records. */
+/** POST /api/v2/ai/query: a broader question answered with a structured answer plus the matching records. */
 export async function askQuestion(caller: Caller, input: QuestionInput, now = new Date()) {
   const query = checkQuery(input.query);
   const timeZone = checkTimeZone(input.context?.time_zone, '/context/time_zone');
@@ -237,7 +237,7 @@ async function holdingsOf(scope: AiScope, currency: string | null, chains: strin
   return { answer: { intent: 'balance', value: byAsset.length === 1 ? byAsset[0].balance : null, currency: byAsset.length === 1 ? byAsset[0].asset : null, totals: byAsset, text }, records };
 }
 
-/** GET /ai/queries: the caller's past queries, newest first, with their cached answers. */
+/** GET /api/v2/ai/queries: the caller's past queries, newest first, with their cached answers. */
 export async function listQueries(caller: Caller, page: { limit: number; offset: number }) {
   const [{ rows }, count] = await Promise.all([
     getPool().query<{ id: string; kind: string; query: string; account_id: string | null; interpreter: string; confidence: string; total_results: number; result: unknown; created_at: Date }>(

@@ -37,7 +37,7 @@ const COLUMNS = `id, environment, path, method, price_usd_cents AS "priceUsdCent
   created_by AS "createdBy", active, created_at AS "createdAt"`;
 
 /** Routes that can never be monetized: payments themselves, sign-in, health and the docs. */
-const UNPAYABLE = [/^\/x402(\/|$)/, /^\/api\/(v\d\/)?auth(\/|$)/, /^\/(api\/)?(health|ready)(\/|$)/, /^\/api\/documentation/, /^\/api\/v1\/sms(\/|$)/, /^\/mcp(\/|$)/];
+const UNPAYABLE = [/^\/(api\/(v\d\/)?)?x402(\/|$)/, /^\/api\/(v\d\/)?auth(\/|$)/, /^\/(api\/)?(health|ready)(\/|$)/, /^\/api\/documentation/, /^\/api\/v1\/sms(\/|$)/, /^\/mcp(\/|$)/];
 
 /**
  * Whether a route pattern can be registered at all. The payment gate asks this first, so the probes

@@ -3,7 +3,7 @@
  * talks to a real facilitator's /verify and /settle (X402_FACILITATOR_URL, optional bearer
  * X402_FACILITATOR_TOKEN) through @x402/core's HTTP client; it is configured, not run here. The
  * sandbox facilitator is this platform's ledger: settlement is the balanced entry that
- * domain/x402/payments.ts posts, and its HTTP face is /x402/facilitator (api/routes/x402).
+ * domain/x402/payments.ts posts, and its HTTP face is /api/v2/x402/facilitator (api/routes/x402).
  */
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import { SettleError } from '@x402/core/types';
@@ -41,7 +41,7 @@ export interface Facilitator {
   settle(signed: SignedAuthorization, terms: PaymentTerms): Promise<SettleOutcome>;
 }
 
-const SANDBOX_PATH = '/x402/facilitator';
+const SANDBOX_PATH = '/api/v2/x402/facilitator';
 
 class SandboxFacilitator implements Facilitator {
   readonly name = 'sandbox-ledger';
@@ -115,7 +115,7 @@ export function facilitatorFor(environment: Environment): Facilitator {
   return production;
 }
 
-/** GET /x402/status: whether the facilitator answers its /supported, and how fast (measured, not assumed). */
+/** GET /api/v2/x402/status: whether the facilitator answers its /supported, and how fast (measured, not assumed). */
 export async function facilitatorReachability(environment: Environment): Promise<{ reachable: boolean; latency_ms: number | null; error: string | null; kinds: SupportedKind[] }> {
   const started = process.hrtime.bigint();
   try {

@@ -101,7 +101,7 @@ async function claimFromWallet(c: Queryable, signed: SignedAuthorization, terms:
     [...claimValues(id, signed, terms, ctx, payer), bookChain('USDC', terms.network.bookChain), limitLockKeys({ environment: ctx.environment, payer, agentKeyId: ctx.agentKeyId ?? null })],
   );
   const w = rows[0];
-  if (!w) throw new DomainError('PAYMENT_PAYER_UNKNOWN', `Wallet ${payer} is not registered to an account in the sandbox (POST /x402/wallets)`);
+  if (!w) throw new DomainError('PAYMENT_PAYER_UNKNOWN', `Wallet ${payer} is not registered to an account in the sandbox (POST /api/v2/x402/wallets)`);
   if (w.accountStatus !== 'active') throw new DomainError('PAYMENT_PAYER_ACCOUNT_INACTIVE', `The account behind wallet ${payer} is ${w.accountStatus}`);
   if (!w.claimed) throw nonceUsed();
   return { id, wallet: w, book: w.book };
@@ -182,12 +182,12 @@ export async function settlePayment(signed: SignedAuthorization, terms: PaymentT
 /**
  * 503 PAYMENT_SETTLEMENT_PENDING: the payment was handed to the facilitator and no outcome came back
  * (or came back and could not be booked). Not a 402: paying again could pay twice. The id lets the
- * payer follow it (GET /x402/payments).
+ * payer follow it (GET /api/v2/x402/payments).
  */
 function settlementPending(id: string, reason: string): DomainError {
   return new DomainError(
     'PAYMENT_SETTLEMENT_PENDING',
-    `Payment ${id} was handed to the facilitator and its outcome is not known yet (${reason}); it may have settled on chain. It stays pending until it is reconciled against the chain within minutes: do not pay again for this request; GET /x402/payments shows its outcome`,
+    `Payment ${id} was handed to the facilitator and its outcome is not known yet (${reason}); it may have settled on chain. It stays pending until it is reconciled against the chain within minutes: do not pay again for this request; GET /api/v2/x402/payments shows its outcome`,
     undefined,
     { payment_id: id },
   );

@@ -1,5 +1,5 @@
 /**
- * The sandbox facilitator's HTTP face (/x402/facilitator/verify, /settle, /supported), speaking
+ * The sandbox facilitator's HTTP face (/api/v2/x402/facilitator/verify, /settle, /supported), speaking
  * x402 v2's facilitator protocol so a resource server elsewhere can take sandbox payments to this
  * platform. It settles through the same payment core, so it only ever moves a registered wallet's
  * USDC to the platform's address, as the payer authorized; a settled authorization cannot settle again.

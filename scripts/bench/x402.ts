@@ -30,7 +30,7 @@ export async function benchX402(): Promise<void> {
     const headers = { authorization: `Bearer ${key}` };
     const reg = await app.inject({
       method: 'POST',
-      url: '/x402/endpoints',
+      url: '/api/v2/x402/endpoints',
       headers: { authorization: `Bearer ${opKey}` },
       payload: { path: '/api/v2/accounts', price_usd_cents: 1, network: 'eip155:84532', asset: 'USDC', description: 'Accounts' },
     });

@@ -155,30 +155,30 @@ describe('POST /api/v1/ai/transactions', () => {
     expect(r.statusCode).toBe(404);
     expect((await ask('/api/v1/ai/transactions', { query: 'deposits', time_zone: 'Mars/Olympus' })).statusCode).toBe(422);
     expect((await ask('/api/v1/ai/transactions', { query: 'x'.repeat(501) })).statusCode).toBe(422);
-    const mine = (await t.app.inject({ method: 'GET', url: '/ai/queries?per_page=100', headers: t.headers })).json();
+    const mine = (await t.app.inject({ method: 'GET', url: '/api/v2/ai/queries?per_page=100', headers: t.headers })).json();
     expect(mine.meta.total).toBeGreaterThan(3);
     expect(mine.data[0]).toMatchObject({ kind: 'transactions', interpreter: 'parser' });
     expect(mine.data[0].result.query_id).toBe(mine.data[0].query_id);
-    const theirs = (await t.app.inject({ method: 'GET', url: '/ai/queries', headers: other.headers })).json();
+    const theirs = (await t.app.inject({ method: 'GET', url: '/api/v2/ai/queries', headers: other.headers })).json();
     expect(theirs.data).toEqual([]);
   });
 });
 
-describe('POST /ai/query', () => {
+describe('POST /api/v2/ai/query', () => {
   it('what did I spend on bridges last month: a sum over the matches', async () => {
-    const d = (await ask('/ai/query', { query: 'what did I spend on bridges last month', context: { time_zone: 'UTC' } })).json().data;
+    const d = (await ask('/api/v2/ai/query', { query: 'what did I spend on bridges last month', context: { time_zone: 'UTC' } })).json().data;
     expect(d.answer).toMatchObject({ intent: 'sum', value: '2300.00', currency: 'USD', count: 2 });
     expect(d.records).toHaveLength(2);
   });
 
   it('largest deposit this year: the one record', async () => {
-    const d = (await ask('/ai/query', { query: 'largest deposit this year', context: { time_zone: 'UTC', account_id: acct } })).json().data;
+    const d = (await ask('/api/v2/ai/query', { query: 'largest deposit this year', context: { time_zone: 'UTC', account_id: acct } })).json().data;
     expect(d.answer).toMatchObject({ intent: 'max', value: '5000', currency: 'USDC' });
     expect(d.records).toHaveLength(1);
   });
 
   it('how much USDC do I hold across chains: the ledger balances per chain', async () => {
-    const d = (await ask('/ai/query', { query: 'how much USDC do I hold across chains' })).json().data;
+    const d = (await ask('/api/v2/ai/query', { query: 'how much USDC do I hold across chains' })).json().data;
     expect(d.answer).toMatchObject({ intent: 'balance', value: '2700', currency: 'USDC' });
     expect(d.records).toEqual([{ asset: 'USDC', chain: 'ethereum', balance: '2700' }]);
   });

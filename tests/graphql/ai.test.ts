@@ -66,7 +66,7 @@ describe('AI transaction queries over GraphQL', () => {
     });
     expect(q.queryId).not.toBe(rest.query_id);
 
-    const history = (await t.app.inject({ method: 'GET', url: '/ai/queries', headers: t.headers })).json();
+    const history = (await t.app.inject({ method: 'GET', url: '/api/v2/ai/queries', headers: t.headers })).json();
     const h = (await gqlOk(t, '{ aiQueries { data { queryId kind originalQuery accountId interpreter interpretationConfidence totalResults result createdAt } paginatorInfo { total } } }')).aiQueries;
     expect(h.paginatorInfo.total).toBe(history.meta.total);
     expect(h.data[0].queryId).toBe(q.queryId);
@@ -86,7 +86,7 @@ describe('AI transaction queries over GraphQL', () => {
   });
 
   it('the broader question answers as REST does', async () => {
-    const rest = (await ask('/ai/query', { query: 'largest deposit this year', context: { time_zone: 'UTC', account_id: acct } })).json().data;
+    const rest = (await ask('/api/v2/ai/query', { query: 'largest deposit this year', context: { time_zone: 'UTC', account_id: acct } })).json().data;
     const q = (await gqlOk(t, `mutation { aiQuestion(query: "largest deposit this year", accountId: "${acct}", timeZone: "UTC") { originalQuery interpretedQuery totalResults answer records } }`)).aiQuestion;
     expect(q).toEqual({ originalQuery: rest.original_query, interpretedQuery: rest.interpreted_query, totalResults: rest.total_results, answer: rest.answer, records: rest.records });
   });

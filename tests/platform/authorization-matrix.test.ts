@@ -97,7 +97,7 @@ const PARTNER_ROWS = [
  * Writes by HTTP method that need only the read permission (config.permission: 'read'): the MCP
  * endpoint carries read tools and send_sms, which checks write itself (tests/mcp).
  */
-const READ_PERMISSION_POSTS = ['POST /mcp', 'POST /api/v1/ai/transactions', 'POST /ai/query'];
+const READ_PERMISSION_POSTS = ['POST /mcp', 'POST /api/v1/ai/transactions', 'POST /api/v2/ai/query'];
 
 /** Reserved for platform operators (config.admin): a customer gets 403 ADMIN_REQUIRED. */
 const OPERATOR_ONLY = [
@@ -129,8 +129,8 @@ const OPERATOR_ONLY = [
   'GET /api/v2/regtech/holds/:id',
   'POST /api/v2/regtech/holds/:id/release',
   'POST /api/v2/regtech/holds/:id/reject',
-  'POST /x402/endpoints',
-  'DELETE /x402/endpoints/:id',
+  'POST /api/v2/x402/endpoints',
+  'DELETE /api/v2/x402/endpoints/:id',
   'POST /api/v1/microfinance/offices',
   'POST /api/v1/microfinance/offices/:id/tellers',
   'POST /api/v1/microfinance/offices/:id/vault/funding',
@@ -450,15 +450,15 @@ beforeAll(async () => {
     [smsId, a.userId, walletAddress],
   );
   fixtures.push(
-    { prefix: '/x402/wallets/', params: { address: walletAddress } },
-    { prefix: '/x402/spending-limits/payers/', params: { address: walletAddress } },
-    { prefix: '/x402/spending-limits/agents/', params: { key_id: agentKey.id } },
-    { prefix: '/x402/endpoints/', params: { id: `x402ep_${'0'.repeat(32)}` } },
+    { prefix: '/api/v2/x402/wallets/', params: { address: walletAddress } },
+    { prefix: '/api/v2/x402/spending-limits/payers/', params: { address: walletAddress } },
+    { prefix: '/api/v2/x402/spending-limits/agents/', params: { key_id: agentKey.id } },
+    { prefix: '/api/v2/x402/endpoints/', params: { id: `x402ep_${'0'.repeat(32)}` } },
     { prefix: '/api/v1/sms/status/', params: { messageId: smsId } },
   );
   for (const id of [smsId, agentKey.id]) aIds.add(id);
-  BODIES['PUT /x402/spending-limits/payers/:address'] = { per_request_max: '1', daily_max: '2' };
-  BODIES['PUT /x402/spending-limits/agents/:key_id'] = { per_request_max: '1', daily_max: '2' };
+  BODIES['PUT /api/v2/x402/spending-limits/payers/:address'] = { per_request_max: '1', daily_max: '2' };
+  BODIES['PUT /api/v2/x402/spending-limits/agents/:key_id'] = { per_request_max: '1', daily_max: '2' };
   // Operators' maintenance windows: any id fills the path (a missing one is 404).
   fixtures.push({ prefix: '/api/v1/operators/maintenance/', params: { id: `mw_${'0'.repeat(32)}` } });
   // A's OAuth client (tests/oauth).
@@ -660,11 +660,11 @@ describe('authorization matrix', () => {
     const AGENT_REFUSED = [
       'POST /api/v2/api-keys',
       'POST /api/v2/api-keys/:id/rotate',
-      'PUT /x402/spending-limits/agents/:key_id',
-      'PUT /x402/spending-limits/payers/:address',
+      'PUT /api/v2/x402/spending-limits/agents/:key_id',
+      'PUT /api/v2/x402/spending-limits/payers/:address',
       // Removing a limit lifts it.
-      'DELETE /x402/spending-limits/agents/:key_id',
-      'DELETE /x402/spending-limits/payers/:address',
+      'DELETE /api/v2/x402/spending-limits/agents/:key_id',
+      'DELETE /api/v2/x402/spending-limits/payers/:address',
     ];
     const bodies: Record<string, unknown> = { ...BODIES, 'POST /api/v2/api-keys': { name: 'child', permissions: ['read', 'write'] } };
     const wrong: string[] = [];

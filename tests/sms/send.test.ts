@@ -75,7 +75,7 @@ describe('payment-gated SMS', () => {
     expect(body.data.payment_rails).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ rail: 'payment-auth', scheme: 'Payment', method: 'evm', intent: 'charge', network: 'eip155:84532', environment: 'sandbox', amount: body.data.price_usdc }),
-        expect.objectContaining({ rail: 'x402', scheme: 'exact', network: 'eip155:84532', facilitator: 'http://localhost:80/x402/facilitator' }),
+        expect.objectContaining({ rail: 'x402', scheme: 'exact', network: 'eip155:84532', facilitator: 'http://localhost:80/api/v2/x402/facilitator' }),
       ]),
     );
     const challenge = parseChallenge(([] as string[]).concat(r.headers['www-authenticate'] as string)[0]);
@@ -183,7 +183,7 @@ describe('payment-gated SMS', () => {
     expect(r2).toMatchObject({ status: 'failed', payment_status: 'refunded' });
     expect(r2.failure_code).toMatch(/30003/);
     expect(await usdc()).toBe(before);
-    const payments = (await t.app.inject({ method: 'GET', url: '/x402/payments?per_page=2', headers: t.headers })).json().data;
+    const payments = (await t.app.inject({ method: 'GET', url: '/api/v2/x402/payments?per_page=2', headers: t.headers })).json().data;
     expect(payments.map((p: { status: string; purpose: string }) => [p.purpose, p.status])).toEqual([
       ['sms', 'refunded'],
       ['sms', 'refunded'],

@@ -24,7 +24,7 @@ beforeAll(async () => {
   await fundUsdc(payerAccount, 'base', '5.00');
   const r = await t.app.inject({
     method: 'POST',
-    url: '/x402/endpoints',
+    url: '/api/v2/x402/endpoints',
     headers: operator.headers,
     payload: { path: PATH, price_usd_cents: 1, network: 'eip155:84532', asset: 'USDC', description: 'Transaction history' },
   });
@@ -46,7 +46,7 @@ describe('monetized endpoints', () => {
       // The spec's decimal string (USDC, six decimals); PAYMENT-REQUIRED keeps x402's atomic units.
       'x-payment-amount': '0.010000',
       'x-payment-receiver': '0x5A4db0B7c9E3ac3f1e8Fa8D8b3e1a4A9c2B7E402',
-      'x-payment-facilitator': 'http://localhost:80/x402/facilitator',
+      'x-payment-facilitator': 'http://localhost:80/api/v2/x402/facilitator',
     });
     const required = requiredFrom(unpaid.headers);
     expect(required).toMatchObject({ x402Version: 2, resource: { url: `http://localhost:80/api/v2/accounts/${acct}/transactions` }, accepts: [{ scheme: 'exact', amount: '10000', extra: { name: 'USDC', version: '2' } }] });
@@ -59,7 +59,7 @@ describe('monetized endpoints', () => {
     expect(receipt).toMatchObject({ success: true, payer: payer.address, network: 'eip155:84532', amount: '10000' });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(Number(await revenue()) - Number(before)).toBeCloseTo(0.01, 6);
-    const history = (await get('/x402/payments')).json();
+    const history = (await get('/api/v2/x402/payments')).json();
     expect(history.data[0]).toMatchObject({ payer: payer.address, amount: '10000', purpose: 'endpoint', status: 'settled', settlement_status: 'settled', transaction_hash: receipt.transaction });
     expect(history.meta).toMatchObject({ current_page: 1, total: 1 });
     const book = (await get(`/api/v2/accounts/${payerAccount}/balances`)).json().data.balances;
@@ -173,23 +173,23 @@ describe('monetized endpoints', () => {
 
   it('registration is for operators, of GET routes that exist; status and supported describe the networks', async () => {
     const body = { path: '/api/v2/accounts', price_usd_cents: 5, network: 'eip155:84532', asset: 'USDC', description: 'x' };
-    expect((await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: t.headers, payload: body })).statusCode).toBe(403);
-    const missing = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: operator.headers, payload: { ...body, path: '/api/v2/nothing-here' } });
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: t.headers, payload: body })).statusCode).toBe(403);
+    const missing = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: operator.headers, payload: { ...body, path: '/api/v2/nothing-here' } });
     expect(missing.statusCode).toBe(422);
     expect(missing.json().errors[0].code).toBe('ROUTE_NOT_FOUND');
-    const self = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: operator.headers, payload: { ...body, path: '/x402/status' } });
+    const self = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: operator.headers, payload: { ...body, path: '/api/v2/x402/status' } });
     expect(self.json().errors[0].code).toBe('ENDPOINT_NOT_MONETIZABLE');
-    const dai = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: operator.headers, payload: { ...body, asset: 'DAI' } });
+    const dai = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: operator.headers, payload: { ...body, asset: 'DAI' } });
     expect(dai.json().errors[0].code).toBe('PAYMENT_ASSET_NOT_SUPPORTED');
-    const status = (await get('/x402/status')).json().data;
+    const status = (await get('/api/v2/x402/status')).json().data;
     expect(status.networks.map((n: { network: string }) => n.network)).toEqual(['eip155:84532']);
     expect(status.facilitator).toMatchObject({ name: 'sandbox-ledger', reachable: true });
     expect(typeof status.facilitator.latency_ms).toBe('number');
     const live = await createTestUser({ environment: 'production' });
-    const supported = (await t.app.inject({ method: 'GET', url: '/x402/supported', headers: live.headers })).json().data;
+    const supported = (await t.app.inject({ method: 'GET', url: '/api/v2/x402/supported', headers: live.headers })).json().data;
     expect(supported.kinds.map((k: { network: string }) => k.network)).toEqual(['eip155:8453', 'eip155:1']);
     // Production has no testnet.
-    const sepolia = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: (await createTestUser({ admin: true, environment: 'production' })).headers, payload: body });
+    const sepolia = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: (await createTestUser({ admin: true, environment: 'production' })).headers, payload: body });
     expect(sepolia.json().errors[0].code).toBe('PAYMENT_NETWORK_NOT_SUPPORTED');
   });
 });
@@ -198,7 +198,7 @@ describe('a paid resource has no side door', () => {
   it('its unversioned twin, HEAD, the GraphQL field and the MCP tool that serve the same data are paid or refused too', async () => {
     const r = await t.app.inject({
       method: 'POST',
-      url: '/x402/endpoints',
+      url: '/api/v2/x402/endpoints',
       headers: operator.headers,
       payload: { path: '/api/v2/accounts/{uuid}/balances', price_usd_cents: 2, network: 'eip155:84532', asset: 'USDC', description: 'Balances' },
     });
@@ -233,7 +233,7 @@ describe('a paid resource has no side door', () => {
       // Registering the twin path re-prices the one resource: one active registration.
       const twin = await t.app.inject({
         method: 'POST',
-        url: '/x402/endpoints',
+        url: '/api/v2/x402/endpoints',
         headers: operator.headers,
         payload: { path: '/api/accounts/{uuid}/balances', price_usd_cents: 3, network: 'eip155:84532', asset: 'USDC', description: 'Balances' },
       });

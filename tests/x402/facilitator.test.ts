@@ -45,24 +45,24 @@ afterAll(async () => {
 
 describe('the sandbox facilitator (x402 v2 protocol over the ledger)', () => {
   it('lists what it settles, verifies without moving money, settles once', async () => {
-    const supported = (await t.app.inject({ method: 'GET', url: '/x402/facilitator/supported' })).json();
+    const supported = (await t.app.inject({ method: 'GET', url: '/api/v2/x402/facilitator/supported' })).json();
     expect(supported.kinds.map((k: { network: string }) => k.network)).toEqual(['eip155:84532']);
     const req = requirement();
     const payment = await signAuthorization(payer, req, 84532);
     const body = { x402Version: 2, paymentPayload: payment, paymentRequirements: req };
     const before = await systemBalance('sandbox', 'USDC', 'fee_revenue');
-    expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: body })).json()).toEqual({ isValid: true, payer: payer.address });
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/verify', payload: body })).json()).toEqual({ isValid: true, payer: payer.address });
     expect(await systemBalance('sandbox', 'USDC', 'fee_revenue')).toBe(before);
-    const settled = (await t.app.inject({ method: 'POST', url: '/x402/facilitator/settle', payload: body })).json();
+    const settled = (await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/settle', payload: body })).json();
     expect(settled).toMatchObject({ success: true, payer: payer.address, network: 'eip155:84532', amount: '25000' });
     expect(Number(await systemBalance('sandbox', 'USDC', 'fee_revenue')) - Number(before)).toBeCloseTo(0.025, 6);
-    expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/settle', payload: body })).json()).toMatchObject({ success: false, errorReason: 'PAYMENT_NONCE_USED' });
-    expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: body })).json()).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_NONCE_USED' });
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/settle', payload: body })).json()).toMatchObject({ success: false, errorReason: 'PAYMENT_NONCE_USED' });
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/verify', payload: body })).json()).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_NONCE_USED' });
     const elsewhere = { ...req, payTo: payer.address };
-    const v = (await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: { ...body, paymentRequirements: elsewhere } })).json();
+    const v = (await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/verify', payload: { ...body, paymentRequirements: elsewhere } })).json();
     expect(v).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_WRONG_PAYEE' });
     const rich = await signAuthorization(payer, requirement('5000000'), 84532);
-    expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: { x402Version: 2, paymentPayload: rich, paymentRequirements: requirement('5000000') } })).json()).toMatchObject({
+    expect((await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/verify', payload: { x402Version: 2, paymentPayload: rich, paymentRequirements: requirement('5000000') } })).json()).toMatchObject({
       isValid: false,
       invalidReason: 'PAYMENT_INSUFFICIENT_FUNDS',
     });
@@ -76,14 +76,14 @@ describe('the sandbox facilitator (x402 v2 protocol over the ledger)', () => {
     ] as const) {
       const req = { ...requirement('25000', network), asset: network === 'eip155:1' ? '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' : '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' };
       const body = { x402Version: 2, paymentPayload: await signAuthorization(payer, req, chainId), paymentRequirements: req };
-      const v = (await t.app.inject({ method: 'POST', url: '/x402/facilitator/verify', payload: body })).json();
+      const v = (await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/verify', payload: body })).json();
       expect(v).toMatchObject({ isValid: false, invalidReason: 'PAYMENT_NETWORK_NOT_SUPPORTED' });
       expect(v.invalidMessage).toMatch(/main network: the sandbox takes test networks only/);
-      expect((await t.app.inject({ method: 'POST', url: '/x402/facilitator/settle', payload: body })).json()).toMatchObject({ success: false, errorReason: 'PAYMENT_NETWORK_NOT_SUPPORTED' });
+      expect((await t.app.inject({ method: 'POST', url: '/api/v2/x402/facilitator/settle', payload: body })).json()).toMatchObject({ success: false, errorReason: 'PAYMENT_NETWORK_NOT_SUPPORTED' });
     }
     // Nor can a sandbox key price a route on a main network.
     const op = await createTestUser({ admin: true });
-    const r = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'x' } });
+    const r = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'x' } });
     expect([r.statusCode, r.json().errors[0].code]).toEqual([422, 'PAYMENT_NETWORK_NOT_SUPPORTED']);
     expect(await systemBalance('sandbox', 'USDC', 'fee_revenue')).toBe(before);
   });
@@ -92,7 +92,7 @@ describe('the sandbox facilitator (x402 v2 protocol over the ledger)', () => {
 describe('production payments through an x402 facilitator (the HTTP adapter, here pointed at a main-network facilitator stand-in on loopback)', () => {
   it('without a payee and facilitator configured, production refuses to monetize: 503', async () => {
     const op = await createTestUser({ admin: true, environment: 'production' });
-    const r = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'x' } });
+    const r = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'x' } });
     expect(r.statusCode).toBe(503);
     expect(r.json().errors[0].code).toBe('X402_NOT_CONFIGURED');
   });
@@ -102,9 +102,9 @@ describe('production payments through an x402 facilitator (the HTTP adapter, her
     process.env.X402_PAY_TO_ADDRESS = PAY_TO;
     const op = await createTestUser({ admin: true, environment: 'production' });
     const live = await createTestUser({ environment: 'production' });
-    const reg = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'Account list' } });
+    const reg = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'Account list' } });
     expect(reg.statusCode, reg.body).toBe(201);
-    const status = (await t.app.inject({ method: 'GET', url: '/x402/status', headers: live.headers })).json().data;
+    const status = (await t.app.inject({ method: 'GET', url: '/api/v2/x402/status', headers: live.headers })).json().data;
     expect(status.facilitator).toMatchObject({ name: 'x402-facilitator', url: mainnetFacilitator.url, reachable: true });
     const unpaid = await t.app.inject({ method: 'GET', url: '/api/v2/accounts', headers: live.headers });
     expect(unpaid.statusCode).toBe(402);
@@ -155,11 +155,11 @@ describe('a production settlement whose outcome is lost (issue 41): pending, nev
     process.env.X402_FACILITATOR_URL = mainnetFacilitator.url;
     process.env.X402_PAY_TO_ADDRESS = PAY_TO;
     const op = await createTestUser({ admin: true, environment: 'production' });
-    const reg = await t.app.inject({ method: 'POST', url: '/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'Account list' } });
+    const reg = await t.app.inject({ method: 'POST', url: '/api/v2/x402/endpoints', headers: op.headers, payload: { path: '/api/v2/accounts', price_usd_cents: 2, network: 'eip155:8453', asset: 'USDC', description: 'Account list' } });
     expect(reg.statusCode, reg.body).toBe(201);
     live = await createTestUser({ environment: 'production' });
     await registerPayer(t, live.headers, tight);
-    const limit = await t.app.inject({ method: 'PUT', url: `/x402/spending-limits/payers/${tight.address}`, headers: live.headers, payload: { per_request_max: null, daily_max: '0.02' } });
+    const limit = await t.app.inject({ method: 'PUT', url: `/api/v2/x402/spending-limits/payers/${tight.address}`, headers: live.headers, payload: { per_request_max: null, daily_max: '0.02' } });
     expect(limit.statusCode, limit.body).toBe(200);
     w = await startTestWorker();
   });

@@ -25,10 +25,10 @@ export function testPayer(seed = `payer-${process.pid}-${++seq}-${Date.now()}`):
 /** Opens an account for the user and registers the payer wallet to it (signed by the wallet). */
 export async function registerPayer(t: TestApp, headers: Record<string, string>, payer: PrivateKeyAccount): Promise<string> {
   const acct = (await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers, payload: { name: 'x402 wallet account' } })).json().data.uuid as string;
-  const msg = await t.app.inject({ method: 'GET', url: `/x402/wallets?address=${payer.address}&account_id=${acct}`, headers });
+  const msg = await t.app.inject({ method: 'GET', url: `/api/v2/x402/wallets?address=${payer.address}&account_id=${acct}`, headers });
   const message = msg.json().meta.registration_message as string;
   const signature = await payer.signMessage({ message });
-  const r = await t.app.inject({ method: 'POST', url: '/x402/wallets', headers, payload: { address: payer.address, account_id: acct, signature } });
+  const r = await t.app.inject({ method: 'POST', url: '/api/v2/x402/wallets', headers, payload: { address: payer.address, account_id: acct, signature } });
   expect(r.statusCode, r.body).toBe(201);
   return acct;
 }

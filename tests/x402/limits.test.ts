@@ -19,7 +19,7 @@ beforeAll(async () => {
   t = await createTestApp();
   operator = await createTestUser({ admin: true });
   acct = (await call('POST', '/api/v2/accounts', t.headers, { name: 'main' })).json().data.uuid;
-  const r = await call('POST', '/x402/endpoints', operator.headers, { path: '/api/v2/accounts/{uuid}/transactions', price_usd_cents: 1, network: 'eip155:84532', asset: 'USDC', description: 'History' });
+  const r = await call('POST', '/api/v2/x402/endpoints', operator.headers, { path: '/api/v2/accounts/{uuid}/transactions', price_usd_cents: 1, network: 'eip155:84532', asset: 'USDC', description: 'History' });
   expect(r.statusCode, r.body).toBe(201);
 }, 60_000);
 
@@ -29,22 +29,22 @@ describe('spending limits', () => {
   it('per payer wallet: per request and per UTC day, refused before anything settles; shown with today\'s spending', async () => {
     const payer = testPayer();
     await fundUsdc(await registerPayer(t, t.headers, payer), 'base', '1.00');
-    const set = await call('PUT', `/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '0.005', daily_max: '0.02' });
+    const set = await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '0.005', daily_max: '0.02' });
     expect(set.statusCode, set.body).toBe(200);
     expect(set.json().data).toMatchObject({ subject_type: 'payer', address: payer.address, per_request_max: '0.005000', daily_max: '0.020000', custom: true, spent_today: '0.000000' });
     const over = await pay(payer);
     expect(over.statusCode).toBe(402);
     expect(over.json().errors[0]).toMatchObject({ code: 'SPENDING_LIMIT_EXCEEDED' });
-    await call('PUT', `/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '0.01', daily_max: '0.02' });
+    await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '0.01', daily_max: '0.02' });
     expect((await pay(payer)).statusCode).toBe(200);
     expect((await pay(payer)).statusCode).toBe(200);
     const third = await pay(payer);
     expect(third.statusCode).toBe(402);
     expect(third.json().errors[0].detail).toMatch(/daily limit of 0.020000 USDC/);
-    const view = (await call('GET', '/x402/spending-limits')).json().data;
+    const view = (await call('GET', '/api/v2/x402/spending-limits')).json().data;
     expect(view.payers.find((p: { address: string }) => p.address === payer.address)).toMatchObject({ spent_today: '0.020000', remaining_today: '0.000000' });
     expect(view.defaults).toMatchObject({ payer: { per_request_max: '25', daily_max: '250' }, agent: { per_request_max: '1', daily_max: '20' } });
-    const back = await call('DELETE', `/x402/spending-limits/payers/${payer.address}`);
+    const back = await call('DELETE', `/api/v2/x402/spending-limits/payers/${payer.address}`);
     expect(back.json().data).toMatchObject({ custom: false, per_request_max: '25', daily_max: '250' });
     expect((await pay(payer)).statusCode).toBe(200);
   });
@@ -52,7 +52,7 @@ describe('spending limits', () => {
   it('concurrent payments cannot pass a daily budget together', async () => {
     const payer = testPayer();
     await fundUsdc(await registerPayer(t, t.headers, payer), 'base', '1.00');
-    const limit = await call('PUT', `/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: null, daily_max: '0.03' });
+    const limit = await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: null, daily_max: '0.03' });
     expect(limit.json().data, limit.body).toMatchObject({ per_request_max: '25', daily_max: '0.030000', custom: true });
     const required = requiredFrom((await call('GET', url())).headers);
     const payments = await Promise.all(Array.from({ length: 8 }, () => payWithClient(payer, required)));
@@ -71,7 +71,7 @@ describe('spending limits', () => {
     const payer = testPayer();
     await fundUsdc(await registerPayer(t, t.headers, payer), 'base', '1.00');
     const keyId = created.json().data.id;
-    const set = await call('PUT', `/x402/spending-limits/agents/${keyId}`, t.headers, { per_request_max: '0.01', daily_max: '0.01' });
+    const set = await call('PUT', `/api/v2/x402/spending-limits/agents/${keyId}`, t.headers, { per_request_max: '0.01', daily_max: '0.01' });
     expect(set.json().data).toMatchObject({ subject_type: 'agent', api_key_id: keyId, label: 'shopping agent', daily_max: '0.010000' });
     expect((await pay(payer, agent)).statusCode).toBe(200);
     const refused = await pay(payer, agent);
@@ -79,9 +79,9 @@ describe('spending limits', () => {
     expect(refused.json().errors[0].detail).toMatch(/agent key/);
     // The same wallet paying without the agent is within the payer's own limit.
     expect((await pay(payer)).statusCode).toBe(200);
-    const history = (await call('GET', '/x402/payments')).json().data;
+    const history = (await call('GET', '/api/v2/x402/payments')).json().data;
     expect(history.filter((p: { agent_key_id: string | null }) => p.agent_key_id === keyId)).toHaveLength(1);
-    const listed = (await call('GET', '/x402/spending-limits')).json().data.agents;
+    const listed = (await call('GET', '/api/v2/x402/spending-limits')).json().data.agents;
     expect(listed).toEqual([expect.objectContaining({ api_key_id: keyId, spent_today: '0.010000' })]);
   });
 
@@ -95,9 +95,9 @@ describe('spending limits', () => {
     await registerPayer(t, t.headers, payer);
     // Its own budget, another agent's, a wallet's, or back to the default: all the owner's to decide.
     for (const [method, url] of [
-      ['PUT', `/x402/spending-limits/agents/${keyId}`],
-      ['DELETE', `/x402/spending-limits/agents/${keyId}`],
-      ['PUT', `/x402/spending-limits/payers/${payer.address}`],
+      ['PUT', `/api/v2/x402/spending-limits/agents/${keyId}`],
+      ['DELETE', `/api/v2/x402/spending-limits/agents/${keyId}`],
+      ['PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`],
     ] as const) {
       const r = await call(method, url, agent, method === 'PUT' ? { per_request_max: '1000', daily_max: '100000' } : undefined);
       expect(r.statusCode, `${method} ${url}: ${r.body}`).toBe(403);
@@ -116,29 +116,29 @@ describe('spending limits', () => {
     const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM x402_spending_limits WHERE subject = $1`, [keyId]);
     expect(rows[0].n).toBe(0);
     // The owner sets the agent's budget.
-    expect((await call('PUT', `/x402/spending-limits/agents/${keyId}`, t.headers, { per_request_max: '0.5', daily_max: '2' })).statusCode).toBe(200);
+    expect((await call('PUT', `/api/v2/x402/spending-limits/agents/${keyId}`, t.headers, { per_request_max: '0.5', daily_max: '2' })).statusCode).toBe(200);
   });
 
   it("limits and wallets are their owner's: others get 404, proof of control is required, bad values are 422", async () => {
     const payer = testPayer();
     await registerPayer(t, t.headers, payer);
     const other = await createTestUser();
-    expect((await call('PUT', `/x402/spending-limits/payers/${payer.address}`, other.headers, { per_request_max: '1', daily_max: '2' })).statusCode).toBe(404);
-    expect((await call('PUT', '/x402/spending-limits/agents/key_nope', t.headers, { per_request_max: '1', daily_max: '2' })).statusCode).toBe(404);
-    const inverted = await call('PUT', `/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '5', daily_max: '2' });
+    expect((await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, other.headers, { per_request_max: '1', daily_max: '2' })).statusCode).toBe(404);
+    expect((await call('PUT', '/api/v2/x402/spending-limits/agents/key_nope', t.headers, { per_request_max: '1', daily_max: '2' })).statusCode).toBe(404);
+    const inverted = await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '5', daily_max: '2' });
     expect(inverted.statusCode).toBe(422);
-    const precise = await call('PUT', `/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '0.0000001', daily_max: '2' });
+    const precise = await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, t.headers, { per_request_max: '0.0000001', daily_max: '2' });
     expect(precise.statusCode).toBe(422);
     // Registering someone else's wallet (a signature by another key) or another user's account.
     const otherAcct = (await call('POST', '/api/v2/accounts', other.headers, { name: 'x' })).json().data.uuid;
     const stranger = testPayer();
-    const forged = await call('POST', '/x402/wallets', other.headers, { address: stranger.address, account_id: otherAcct, signature: await testPayer().signMessage({ message: 'anything' }) });
+    const forged = await call('POST', '/api/v2/x402/wallets', other.headers, { address: stranger.address, account_id: otherAcct, signature: await testPayer().signMessage({ message: 'anything' }) });
     expect(forged.json().errors[0].code).toBe('WALLET_SIGNATURE_INVALID');
-    const msg = (await call('GET', `/x402/wallets?address=${payer.address}&account_id=${otherAcct}`, other.headers)).json().meta.registration_message;
-    const taken = await call('POST', '/x402/wallets', other.headers, { address: payer.address, account_id: otherAcct, signature: await payer.signMessage({ message: msg }) });
+    const msg = (await call('GET', `/api/v2/x402/wallets?address=${payer.address}&account_id=${otherAcct}`, other.headers)).json().meta.registration_message;
+    const taken = await call('POST', '/api/v2/x402/wallets', other.headers, { address: payer.address, account_id: otherAcct, signature: await payer.signMessage({ message: msg }) });
     expect(taken.statusCode).toBe(409);
-    expect((await call('POST', '/x402/wallets', other.headers, { address: stranger.address, account_id: acct, signature: '0x00' })).statusCode).toBe(404);
-    expect((await call('GET', '/x402/wallets', other.headers)).json().data).toEqual([]);
-    expect((await call('DELETE', `/x402/wallets/${payer.address}`, other.headers)).statusCode).toBe(404);
+    expect((await call('POST', '/api/v2/x402/wallets', other.headers, { address: stranger.address, account_id: acct, signature: '0x00' })).statusCode).toBe(404);
+    expect((await call('GET', '/api/v2/x402/wallets', other.headers)).json().data).toEqual([]);
+    expect((await call('DELETE', `/api/v2/x402/wallets/${payer.address}`, other.headers)).statusCode).toBe(404);
   });
 });

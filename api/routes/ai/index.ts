@@ -1,7 +1,7 @@
 /**
  * Natural-language transaction queries (docs/ai-queries.md): POST /api/v1/ai/transactions (the
- * spec's result record), POST /ai/query (a broader question answered with a structured answer) and
- * GET /ai/queries (the caller's own history, with cached answers).
+ * spec's result record), POST /api/v2/ai/query (a broader question answered with a structured answer) and
+ * GET /api/v2/ai/queries (the caller's own history, with cached answers).
  */
 import type { FastifyInstance } from 'fastify';
 import { askQuestion, listQueries, MAX_QUERY_CHARS, queryTransactions, type QuestionInput, type TransactionQueryInput } from '../../../domain/ai/queries';
@@ -131,7 +131,7 @@ export default async function aiRoutes(app: FastifyInstance) {
   );
 
   app.post<{ Body: QuestionInput }>(
-    '/ai/query',
+    '/api/v2/ai/query',
     {
       config: { permission: 'read' },
       schema: {
@@ -153,7 +153,7 @@ export default async function aiRoutes(app: FastifyInstance) {
   );
 
   app.get<{ Querystring: { page?: number; per_page?: number } }>(
-    '/ai/queries',
+    '/api/v2/ai/queries',
     {
       schema: {
         tags: TAGS,

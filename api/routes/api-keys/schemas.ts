@@ -47,7 +47,7 @@ export const createBody = {
     ip_allowlist: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 50 },
     expires_at: { type: 'string', format: 'date-time' },
     format: { type: 'string', enum: ['sk', 'fak'], default: 'sk' },
-    agent: { type: 'boolean', default: false, description: 'Software (an AI agent) spending on your behalf: x402 payments it makes are held to an agent budget (GET /x402/spending-limits)' },
+    agent: { type: 'boolean', default: false, description: 'Software (an AI agent) spending on your behalf: x402 payments it makes are held to an agent budget (GET /api/v2/x402/spending-limits)' },
   },
 };
 

@@ -22,12 +22,12 @@ const open = { type: 'object', additionalProperties: true };
 
 export default async function x402FacilitatorRoutes(app: FastifyInstance) {
   app.get(
-    '/x402/facilitator/supported',
+    '/api/v2/x402/facilitator/supported',
     { config: { public: true }, schema: { tags: TAGS, summary: 'Sandbox facilitator: the payment kinds it settles (x402 v2)', security: [], response: { 200: open, ...publicErrorResponses } } },
     async () => ({ kinds: await facilitatorFor('sandbox').supported(), extensions: [], signers: {} }),
   );
   app.post(
-    '/x402/facilitator/verify',
+    '/api/v2/x402/facilitator/verify',
     {
       config: { public: true, idempotency: false },
       schema: { tags: TAGS, summary: 'Sandbox facilitator: would this payment settle now? (x402 v2 VerifyResponse)', security: [], body, response: { 200: open, ...errorResponses } },
@@ -35,7 +35,7 @@ export default async function x402FacilitatorRoutes(app: FastifyInstance) {
     async (request) => facilitatorVerify(request.body),
   );
   app.post(
-    '/x402/facilitator/settle',
+    '/api/v2/x402/facilitator/settle',
     {
       config: { public: true, idempotency: false },
       schema: {

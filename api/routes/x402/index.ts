@@ -48,7 +48,7 @@ const networkSchema = {
 
 export default async function x402Routes(app: FastifyInstance) {
   app.get(
-    '/x402/status',
+    '/api/v2/x402/status',
     {
       schema: {
         tags: TAGS,
@@ -91,7 +91,7 @@ export default async function x402Routes(app: FastifyInstance) {
   );
 
   app.get(
-    '/x402/supported',
+    '/api/v2/x402/supported',
     {
       schema: {
         tags: TAGS,
@@ -115,7 +115,7 @@ export default async function x402Routes(app: FastifyInstance) {
   );
 
   app.post<{ Body: { path: string; price_usd_cents: number; network: string; asset: string; description: string } }>(
-    '/x402/endpoints',
+    '/api/v2/x402/endpoints',
     {
       config: { admin: true },
       schema: {
@@ -150,13 +150,13 @@ export default async function x402Routes(app: FastifyInstance) {
   );
 
   app.get(
-    '/x402/endpoints',
+    '/api/v2/x402/endpoints',
     { schema: { tags: TAGS, summary: "The environment's monetized endpoints and their prices", response: { 200: envelope({ type: 'array', items: endpointSchema }), ...errorResponses } } },
     async (request) => ({ data: (await listEndpoints(caller(request).environment)).map(presentEndpoint) }),
   );
 
   app.delete<{ Params: { id: string } }>(
-    '/x402/endpoints/:id',
+    '/api/v2/x402/endpoints/:id',
     {
       config: { admin: true },
       schema: {
@@ -170,7 +170,7 @@ export default async function x402Routes(app: FastifyInstance) {
   );
 
   app.get<{ Querystring: { page?: number; per_page?: number } }>(
-    '/x402/payments',
+    '/api/v2/x402/payments',
     {
       schema: {
         tags: TAGS,

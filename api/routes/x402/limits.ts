@@ -1,5 +1,5 @@
 /**
- * Spending limits and payer wallets of the x402 area. The spec shows GET /x402/spending-limits;
+ * Spending limits and payer wallets of the x402 area. The spec shows GET /api/v2/x402/spending-limits;
  * the write methods are ours (docs/payments-402.md): PUT/DELETE per payer wallet and per agent key.
  */
 import type { FastifyInstance } from 'fastify';
@@ -30,7 +30,7 @@ const SUBJECTS: Record<string, { type: LimitSubject; param: string; schema: obje
 
 export default async function x402LimitRoutes(app: FastifyInstance) {
   app.get(
-    '/x402/spending-limits',
+    '/api/v2/x402/spending-limits',
     {
       schema: {
         tags: TAGS,
@@ -60,7 +60,7 @@ export default async function x402LimitRoutes(app: FastifyInstance) {
   for (const [segment, s] of Object.entries(SUBJECTS)) {
     const params = { type: 'object', required: [s.param], properties: { [s.param]: s.schema } };
     app.put<{ Params: Record<string, string>; Body: { per_request_max: string | null; daily_max: string | null } }>(
-      `/x402/spending-limits/${segment}/:${s.param}`,
+      `/api/v2/x402/spending-limits/${segment}/:${s.param}`,
       {
         schema: {
           tags: TAGS,
@@ -75,7 +75,7 @@ export default async function x402LimitRoutes(app: FastifyInstance) {
       },
     );
     app.delete<{ Params: Record<string, string> }>(
-      `/x402/spending-limits/${segment}/:${s.param}`,
+      `/api/v2/x402/spending-limits/${segment}/:${s.param}`,
       { schema: { tags: TAGS, summary: 'Go back to the platform default limit', params, response: { 200: envelope(limitSchema), ...errorResponses } } },
       async (request) => {
         return { data: presentLimit(await setLimit(limitSetter(request), s.type, request.params[s.param], { perRequestMax: null, dailyMax: null })) };
@@ -84,7 +84,7 @@ export default async function x402LimitRoutes(app: FastifyInstance) {
   }
 
   app.post<{ Body: { address: string; account_id: string; signature: string; label?: string } }>(
-    '/x402/wallets',
+    '/api/v2/x402/wallets',
     {
       schema: {
         tags: TAGS,
@@ -108,7 +108,7 @@ export default async function x402LimitRoutes(app: FastifyInstance) {
   );
 
   app.get<{ Querystring: { address?: string; account_id?: string } }>(
-    '/x402/wallets',
+    '/api/v2/x402/wallets',
     {
       schema: {
         tags: TAGS,
@@ -126,7 +126,7 @@ export default async function x402LimitRoutes(app: FastifyInstance) {
   );
 
   app.delete<{ Params: { address: string } }>(
-    '/x402/wallets/:address',
+    '/api/v2/x402/wallets/:address',
     { schema: { tags: TAGS, summary: 'Remove one of your payer wallets', params: { type: 'object', required: ['address'], properties: { address } }, response: { 200: envelope(walletSchema), ...errorResponses } } },
     async (request) => {
       const { userId, environment } = caller(request);
