@@ -32,7 +32,7 @@ const PUBLIC = [
   /^\/api\/v2\/partner\/sdk\/packages\/:id\/download$/,
   // Paid per message (the payment is the credential) and its price list; the sandbox facilitator's protocol endpoints.
   /^\/api\/v1\/sms\/(send|rates|callbacks\/twilio)$/,
-  /^\/x402\/facilitator\/(supported|verify|settle)$/,
+  /^\/api\/v2\/x402\/facilitator\/(supported|verify|settle)$/,
   // Open banking TPP registry: the certificate is the credential (tests/openbanking/tpps.test.ts).
   /^\/api\/v1\/open-banking\/tpps(\/me)?$/,
   // Open banking account information: the TPP's certificate and Consent-ID are the credential (tests/openbanking/ais.test.ts).
