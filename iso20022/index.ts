@@ -17,6 +17,7 @@ import { pacs008 } from './messages/pacs008';
 import { pain001 } from './messages/pain001';
 import { pain002 } from './messages/pain002';
 import type { Json, MessageHandler } from './messages/types';
+import { RULES } from './rule-catalog';
 import { businessRules } from './rules';
 import { assertSafeXml } from './safety';
 import { lineColumn, namespaceOf, namespacesInScope, parseTree, pathOf, walk, type ParsedXml, type XEl } from './xml';
@@ -159,11 +160,16 @@ export interface ValidationIssue {
   path: string;
   message: string;
   kind: 'xsd' | 'business';
-  /** Business rule id (e.g. control-sum, iban), for kind 'business'. */
+  /** Stable code: the business rule id (see rule-catalog.ts), or 'schema' for an XSD violation. */
+  code: string;
+  /** Business rule id, for kind 'business' (the same as code; kept for existing clients). */
   rule?: string;
+  /** Where the rule comes from: the XSD, the ISO 20022 rule / definition / usage guideline, or "platform rule: <reason>". */
+  source: string;
 }
 
 export interface ValidationResult {
+  /** True when there are no errors; warnings do not make a message invalid. */
   valid: boolean;
   message_type: MessageType;
   version: string;
@@ -174,6 +180,8 @@ export interface ValidationResult {
   checks: { xsd: boolean; business: boolean };
   notes: string[];
   errors: ValidationIssue[];
+  /** Findings of rules real messages legitimately break: reported, not refused. */
+  warnings: ValidationIssue[];
 }
 
 const MAX_REPORTED_ERRORS = 1000;
@@ -224,6 +232,8 @@ function xsdIssues(l: Loaded, el: XEl, schemaVersion: string, actualNs: string):
       path: pathOf(target),
       message: issue.message.replace(/\{urn:[^}]*\}/g, ''),
       kind: 'xsd' as const,
+      code: 'schema',
+      source: `ISO 20022 XSD ${schemaVersion}`,
     };
   });
 }
@@ -232,6 +242,7 @@ function validateLoaded(l: Loaded): ValidationResult {
   const { message_type, version, namespace, variant } = l.detected;
   const notes: string[] = [];
   const errors: ValidationIssue[] = [];
+  const warnings: ValidationIssue[] = [];
   const headerVersion = l.detected.business_application_header?.version ?? null;
   if (variant) {
     notes.push(
@@ -248,7 +259,9 @@ function validateLoaded(l: Loaded): ValidationResult {
         ...pos,
         path: pathOf(l.appHdr),
         kind: 'business',
+        code: 'header-version',
         rule: 'header-version',
+        source: RULES['header-version'].source,
         message: `AppHdr namespace ${l.detected.business_application_header?.namespace ?? '(none)'} is not a supported head.001 version (${versionsOf(HEAD_TYPE).join(', ')})`,
       });
     }
@@ -256,10 +269,20 @@ function validateLoaded(l: Loaded): ValidationResult {
   errors.push(...xsdIssues(l, l.document, version, namespace));
   for (const issue of businessRules(l.document, l.root, message_type, version, l.appHdr)) {
     const pos = lineColumn(l.parsed, issue.el.start);
-    errors.push({ ...pos, path: issue.path ?? pathOf(issue.el), message: issue.message, kind: 'business', rule: issue.rule });
+    (issue.level === 'error' ? errors : warnings).push({
+      ...pos,
+      path: issue.path ?? pathOf(issue.el),
+      message: issue.message,
+      kind: 'business',
+      code: issue.rule,
+      rule: issue.rule,
+      source: issue.source,
+    });
   }
   if (errors.length >= MAX_REPORTED_ERRORS) notes.push(`Only the first ${MAX_REPORTED_ERRORS} schema errors per part are reported.`);
-  errors.sort((a, b) => a.line - b.line || a.column - b.column);
+  const byPosition = (a: ValidationIssue, b: ValidationIssue) => a.line - b.line || a.column - b.column;
+  errors.sort(byPosition);
+  warnings.sort(byPosition);
   return {
     valid: errors.length === 0,
     message_type,
@@ -270,6 +293,7 @@ function validateLoaded(l: Loaded): ValidationResult {
     checks: { xsd: true, business: true },
     notes,
     errors,
+    warnings,
   };
 }
 
@@ -343,16 +367,18 @@ export function generateMessage(input: unknown): GenerateResult {
   } catch (err) {
     mismatch(err);
   }
-  // Never hand out a message that does not pass our own validation.
+  // Never hand out a message that does not pass our own validation: the platform is its author, so a
+  // warning (e.g. balances that do not add up) is a mistake in the input here, not a bank's convention.
   const check = validateLoaded(load(xml, { trusted: true }));
-  if (!check.valid) {
-    const [first, ...rest] = check.errors;
+  const problems = [...check.errors, ...check.warnings];
+  if (problems.length) {
+    const [first, ...rest] = problems;
     const asObject = (e: ValidationIssue): ErrorObject => ({
       status: '422',
       code: 'GENERATED_MESSAGE_INVALID',
       title: 'Unprocessable Entity',
       detail: `${e.path}: ${e.message}`,
-      meta: { kind: e.kind, rule: e.rule, path: e.path, line: e.line, column: e.column },
+      meta: { kind: e.kind, rule: e.rule, code: e.code, source: e.source, path: e.path, line: e.line, column: e.column },
     });
     throw new ApiError(422, 'GENERATED_MESSAGE_INVALID', `The ${version} message built from this input is invalid: ${first.path}: ${first.message}`, {
       extra: rest.slice(0, 50).map(asObject),

@@ -1,34 +1,20 @@
 /**
  * Business rules the XSDs cannot express: counts and control sums, IBAN check
  * digits, BIC format, ISO 4217 codes and decimals, date consistency, and
- * presence/uniqueness of references. Each finding points at an element.
+ * presence/uniqueness of references (statement rules: statement-rules.ts).
+ * Each finding points at an element and carries its level (error or warning)
+ * and source from rule-catalog.ts.
  */
-import Decimal from 'decimal.js';
 import type { MessageType } from './catalog';
-import { code, dateChoice } from './common';
+import { dateChoice } from './common';
 import { isCurrency, minorUnits } from './currencies';
 import { bicProblem, ibanProblem } from './iban';
-import { child, children, pathOf, text, walk, type XEl } from './xml';
+import { SOURCES } from './rule-catalog';
+import { checkCount, checkSum, collector, required, unique, type Emit, type RuleIssue } from './rule-helpers';
+import { reportRules } from './statement-rules';
+import { child, children, text, walk, type XEl } from './xml';
 
-export interface RuleIssue {
-  rule: string;
-  message: string;
-  /** Element the finding is about (or the parent of a missing one). */
-  el: XEl;
-  /** Overrides the element's path, e.g. for a missing child. */
-  path?: string;
-}
-
-type Emit = (rule: string, el: XEl, message: string, path?: string) => void;
-
-function dec(s: string | undefined): Decimal | null {
-  if (s === undefined) return null;
-  try {
-    return new Decimal(s);
-  } catch {
-    return null;
-  }
-}
+export type { RuleIssue };
 
 const BIC_ELEMENTS = new Set(['BIC', 'BICFI', 'AnyBIC', 'BICOrBEI']);
 
@@ -56,46 +42,6 @@ function checkIdentifiers(root: XEl, emit: Emit): void {
       }
     }
   });
-}
-
-function checkCount(parent: XEl | undefined, name: string, actual: number, what: string, emit: Emit): void {
-  const el = child(parent, name);
-  if (!el || el.text === '') return;
-  if (!/^\d+$/.test(el.text) || Number(el.text) !== actual) {
-    emit('number-of-transactions', el, `${name} is ${el.text} but the message contains ${actual} ${what}`);
-  }
-}
-
-function checkSum(parent: XEl | undefined, name: string, amounts: Array<XEl | undefined>, what: string, emit: Emit): void {
-  const el = child(parent, name);
-  if (!el || el.text === '') return;
-  const declared = dec(el.text);
-  let total = new Decimal(0);
-  for (const a of amounts) {
-    const v = dec(a?.text);
-    if (!v) return; // an unreadable amount is reported by the schema check
-    total = total.plus(v);
-  }
-  if (!declared || !declared.equals(total)) {
-    emit('control-sum', el, `${name} is ${el.text} but the ${what} add up to ${total.toFixed()}`);
-  }
-}
-
-function required(parent: XEl | undefined, name: string, emit: Emit): void {
-  if (!parent) return;
-  const el = child(parent, name);
-  if (!el || el.text.trim() === '') emit('reference-required', el ?? parent, `${name} is required and must not be empty`, el ? undefined : `${pathOf(parent)}/${name}`);
-}
-
-/** Flags every repeated value; `except` lists conventional placeholders that may repeat. */
-function unique(els: Array<XEl | undefined>, label: string, emit: Emit, except: string[] = []): void {
-  const seen = new Map<string, XEl>();
-  for (const el of els) {
-    if (!el || el.text === '' || except.includes(el.text)) continue;
-    const first = seen.get(el.text);
-    if (first) emit('reference-unique', el, `${label} "${el.text}" is not unique in the message (first used at ${pathOf(first)})`);
-    else seen.set(el.text, el);
-  }
 }
 
 function dateOnly(s: string | undefined): string | undefined {
@@ -159,12 +105,14 @@ function pacs008(root: XEl, emit: Emit): void {
   const amounts = txs.map((tx) => child(tx, 'IntrBkSttlmAmt'));
   checkCount(gh, 'NbOfTxs', txs.length, 'transactions', emit);
   checkSum(gh, 'CtrlSum', amounts, 'interbank settlement amounts', emit);
-  checkSum(gh, 'TtlIntrBkSttlmAmt', amounts, 'interbank settlement amounts', emit);
+  checkSum(gh, 'TtlIntrBkSttlmAmt', amounts, 'interbank settlement amounts', emit, { source: SOURCES.pacs008TotalSum });
   const total = child(gh, 'TtlIntrBkSttlmAmt');
   if (total) {
     for (const a of amounts) {
       if (a && a.attrs.Ccy !== total.attrs.Ccy) {
-        emit('currency', a, `Transaction currency ${a.attrs.Ccy} differs from TtlIntrBkSttlmAmt currency ${total.attrs.Ccy}`);
+        emit('currency', a, `Transaction currency ${a.attrs.Ccy} differs from TtlIntrBkSttlmAmt currency ${total.attrs.Ccy}`, {
+          source: SOURCES.pacs008TotalCurrency,
+        });
       }
     }
   }
@@ -209,69 +157,6 @@ function pain002(root: XEl, emit: Emit): void {
   unique(txs.map((tx) => child(tx, 'StsId')), 'StsId', emit);
 }
 
-function report(root: XEl, reportName: string, emit: Emit): void {
-  const gh = child(root, 'GrpHdr');
-  required(gh, 'MsgId', emit);
-  const reports = children(root, reportName);
-  unique(reports.map((r) => child(r, 'Id')), `${reportName}/Id`, emit);
-  for (const r of reports) {
-    required(r, 'Id', emit);
-    const from = text(r, 'FrToDt', 'FrDtTm');
-    const to = text(r, 'FrToDt', 'ToDtTm');
-    if (from && to && Date.parse(from) > Date.parse(to)) {
-      emit('date-consistency', child(r, 'FrToDt')!, `FrDtTm ${from} is after ToDtTm ${to}`);
-    }
-    const entries = children(r, 'Ntry');
-    unique(entries.map((e) => child(e, 'NtryRef')), 'NtryRef', emit);
-    const amountsOf = (cd?: string) =>
-      entries.filter((e) => !cd || text(e, 'CdtDbtInd') === cd).map((e) => child(e, 'Amt'));
-    const summary = child(r, 'TxsSummry');
-    if (summary) {
-      const all = child(summary, 'TtlNtries');
-      checkCount(all, 'NbOfNtries', entries.length, 'entries', emit);
-      checkSum(all, 'Sum', amountsOf(), 'entry amounts', emit);
-      checkCount(child(summary, 'TtlCdtNtries'), 'NbOfNtries', amountsOf('CRDT').length, 'credit entries', emit);
-      checkSum(child(summary, 'TtlCdtNtries'), 'Sum', amountsOf('CRDT'), 'credit entry amounts', emit);
-      checkCount(child(summary, 'TtlDbtNtries'), 'NbOfNtries', amountsOf('DBIT').length, 'debit entries', emit);
-      checkSum(child(summary, 'TtlDbtNtries'), 'Sum', amountsOf('DBIT'), 'debit entry amounts', emit);
-    }
-    reconcileBalances(r, entries, emit);
-  }
-}
-
-/** Opening booked balance + booked credits − booked debits must equal the closing booked balance. */
-function reconcileBalances(stmt: XEl, entries: XEl[], emit: Emit): void {
-  const bals = children(stmt, 'Bal');
-  const find = (codes: string[]) => bals.filter((b) => codes.includes(code(child(b, 'Tp', 'CdOrPrtry')) ?? ''));
-  const opening = find(['OPBD', 'PRCD']);
-  const closing = find(['CLBD']);
-  if (opening.length !== 1 || closing.length !== 1) return;
-  const signed = (amount: XEl | undefined, cd: string | undefined) => {
-    const v = dec(amount?.text);
-    return v ? (cd === 'DBIT' ? v.negated() : v) : null;
-  };
-  const open = signed(child(opening[0], 'Amt'), text(opening[0], 'CdtDbtInd'));
-  const close = signed(child(closing[0], 'Amt'), text(closing[0], 'CdtDbtInd'));
-  const ccy = child(closing[0], 'Amt')?.attrs.Ccy;
-  if (!open || !close || child(opening[0], 'Amt')?.attrs.Ccy !== ccy) return;
-  let running = open;
-  for (const e of entries) {
-    if (code(child(e, 'Sts')) !== 'BOOK') continue;
-    const amt = child(e, 'Amt');
-    if (amt?.attrs.Ccy !== ccy) return; // entries in another currency cannot be reconciled here
-    const v = signed(amt, text(e, 'CdtDbtInd'));
-    if (!v) return;
-    running = running.plus(v);
-  }
-  if (!running.equals(close)) {
-    emit(
-      'balance-reconciliation',
-      child(closing[0], 'Amt') ?? closing[0],
-      `Closing booked balance ${close.toFixed()} differs from opening balance plus booked entries (${running.toFixed()})`,
-    );
-  }
-}
-
 function camt056(root: XEl, emit: Emit): void {
   required(child(root, 'Assgnmt'), 'Id', emit);
   const txs = children(root, 'Undrlyg').flatMap((u) => children(u, 'TxInf'));
@@ -280,7 +165,9 @@ function camt056(root: XEl, emit: Emit): void {
   unique(txs.map((t) => child(t, 'CxlId')), 'CxlId', emit);
   for (const t of txs) {
     if (!['OrgnlInstrId', 'OrgnlEndToEndId', 'OrgnlTxId', 'OrgnlUETR'].some((n) => text(t, n))) {
-      emit('reference-required', t, 'A cancellation must identify the original payment (OrgnlEndToEndId, OrgnlTxId, OrgnlUETR or OrgnlInstrId)');
+      emit('reference-required', t, 'A cancellation must identify the original payment (OrgnlEndToEndId, OrgnlTxId, OrgnlUETR or OrgnlInstrId)', {
+        source: SOURCES.camt056Original,
+      });
     }
   }
 }
@@ -292,7 +179,7 @@ function admi002(root: XEl, emit: Emit): void {
 /** Runs every rule for `type` on the message root (the child of Document), plus the AppHdr checks. */
 export function businessRules(document: XEl, root: XEl | undefined, type: MessageType, version: string, appHdr?: XEl): RuleIssue[] {
   const issues: RuleIssue[] = [];
-  const emit: Emit = (rule, el, message, path) => issues.push({ rule, el, message, path });
+  const emit = collector(issues);
   checkIdentifiers(document, emit);
   if (root) {
     switch (type) {
@@ -300,8 +187,8 @@ export function businessRules(document: XEl, root: XEl | undefined, type: Messag
       case 'pacs.008': pacs008(root, emit); break;
       case 'pacs.002': pacs002(root, emit); break;
       case 'pain.002': pain002(root, emit); break;
-      case 'camt.053': report(root, 'Stmt', emit); break;
-      case 'camt.054': report(root, 'Ntfctn', emit); break;
+      case 'camt.053': reportRules(root, 'Stmt', emit); break;
+      case 'camt.054': reportRules(root, 'Ntfctn', emit); break;
       case 'camt.056': camt056(root, emit); break;
       case 'admi.002': admi002(root, emit); break;
     }

@@ -18,27 +18,35 @@ afterAll(async () => t.close());
 const rest = (url: string, payload?: object, headers: Record<string, string> = t.headers) =>
   t.app.inject({ method: payload ? 'POST' : 'GET', url: `${BASE}${url}`, headers: { ...headers, accept: 'application/json' }, ...(payload ? { payload } : {}) });
 
-const VALIDATE = `mutation ($xml: String!) { validateIso20022(xml: $xml) { valid messageType version namespace variant schemas checks { xsd business } notes errors { line column path message kind rule } } }`;
+const VALIDATE = `mutation ($xml: String!) { validateIso20022(xml: $xml) { valid messageType version namespace variant schemas checks { xsd business } notes errors { ...issue } warnings { ...issue } } }
+  fragment issue on Iso20022Issue { line column path message kind code rule source }`;
 
 describe('ISO 20022 over GraphQL', () => {
   it('supported types, parse and validate equal the REST answers for the same message', async () => {
     expect((await gqlOk(t, `{ iso20022SupportedTypes }`)).iso20022SupportedTypes).toEqual((await rest('/supported-types')).json().data);
     const xml = fixture('pacs.008.001.08.envelope.xml');
     expect((await gqlOk(t, `mutation ($xml: String!) { parseIso20022(xml: $xml) }`, { xml })).parseIso20022).toEqual((await rest('/parse', { xml })).json().data);
-    const v = (await rest('/validate', { xml })).json().data;
-    const g = (await gqlOk(t, VALIDATE, { xml })).validateIso20022;
-    expect(g).toEqual({
-      valid: v.valid,
-      messageType: v.message_type,
-      version: v.version,
-      namespace: v.namespace,
-      variant: v.variant ?? null,
-      schemas: v.schemas,
-      checks: v.checks,
-      notes: v.notes,
-      errors: v.errors.map((e: Record<string, unknown>) => ({ ...e, rule: e.rule ?? null })),
-    });
-    expect(g.valid).toBe(true);
+    const issues = (list: Array<Record<string, unknown>>) => list.map((e) => ({ ...e, rule: e.rule ?? null }));
+    // A message with XSD errors and one with warnings only (a page of a paginated statement).
+    for (const [message, valid] of [[xml.replace('<pacs:ChrgBr>SHAR</pacs:ChrgBr>', '<pacs:ChrgBr>NONE</pacs:ChrgBr>'), false], [fixture('camt.053.001.04.page2.xml'), true]] as const) {
+      const v = (await rest('/validate', { xml: message })).json().data;
+      const g = (await gqlOk(t, VALIDATE, { xml: message })).validateIso20022;
+      expect(g).toEqual({
+        valid: v.valid,
+        messageType: v.message_type,
+        version: v.version,
+        namespace: v.namespace,
+        variant: v.variant ?? null,
+        schemas: v.schemas,
+        checks: v.checks,
+        notes: v.notes,
+        errors: issues(v.errors),
+        warnings: issues(v.warnings),
+      });
+      expect(g.valid).toBe(valid);
+      expect(g[valid ? 'warnings' : 'errors'].length).toBeGreaterThan(0);
+    }
+    expect((await gqlOk(t, VALIDATE, { xml })).validateIso20022.valid).toBe(true);
   });
 
   it('generates a message whose XML validates, with the REST answer\'s details', async () => {

@@ -95,11 +95,26 @@ describe('ISO 20022 routes', () => {
     );
   });
 
+  it('POST /validate answers warnings (code, path, source) beside errors; only warnings keep valid true', async () => {
+    const res = await xmlPost('/validate', fixture('camt.053.001.04.page2.xml'));
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data).toMatchObject({ valid: true, message_type: 'camt.053', version: 'camt.053.001.04', errors: [] });
+    expect(data.warnings).toHaveLength(6);
+    expect(data.warnings[0]).toEqual({
+      line: expect.any(Number), column: expect.any(Number), kind: 'business', code: 'statement-summary', rule: 'statement-summary',
+      path: '/Document/BkToCstmrStmt/Stmt/TxsSummry/TtlNtries/NbOfNtries', message: expect.stringMatching(/^NbOfNtries is 7 but the statement contains 4 entries/),
+      source: expect.stringContaining('TxsSummry'),
+    });
+    const refused = (await xmlPost('/validate', fixture('camt.053.001.04.page2.xml').replace('<Sts>PDNG</Sts>', '<Sts>PEND</Sts>'))).json().data;
+    expect(refused).toMatchObject({ valid: false, errors: [{ kind: 'xsd', code: 'schema', source: 'ISO 20022 XSD camt.053.001.04' }] });
+  });
+
   it('POST /validate handles a 1,000-entry statement', async () => {
     const xml = (await ctx.app.inject({ method: 'POST', url: `${BASE}/generate`, headers: ctx.headers, payload: bigCamt053(1000) })).body;
     const res = await xmlPost('/validate', xml);
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ valid: true, errors: [] });
+    expect(res.json().data).toMatchObject({ valid: true, errors: [], warnings: [] });
   });
 
   it('not XML → 400 INVALID_XML; unsupported type → 422', async () => {

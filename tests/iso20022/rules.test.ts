@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateMessage, validateMessage, type ValidationIssue } from '../../iso20022/index';
+import { RULES } from '../../iso20022/rule-catalog';
 import { SAMPLES } from './fixtures/samples';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -16,6 +17,18 @@ function businessErrors(xml: string, edit: (x: string) => string): ValidationIss
   const result = validateMessage(edited);
   expect(result.valid).toBe(false);
   return result.errors.filter((e) => e.kind === 'business');
+}
+
+/** Applies `edit` to a clean message: the result stays valid and carries only warnings, which are returned. */
+function businessWarnings(xml: string, edit: (x: string) => string): ValidationIssue[] {
+  expect(validateMessage(xml)).toMatchObject({ valid: true, errors: [], warnings: [] });
+  const edited = edit(xml);
+  expect(edited).not.toBe(xml);
+  const result = validateMessage(edited);
+  expect(result.errors).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect(result.warnings.length).toBeGreaterThan(0);
+  return result.warnings;
 }
 
 function expectRule(errors: ValidationIssue[], rule: string, pathEnd: string): ValidationIssue {
@@ -57,7 +70,9 @@ describe('business rules', () => {
 
   it('IBAN check digits (mod 97) and country length', () => {
     const errors = businessErrors(pain001, (x) => x.replace('NL91ABNA0417164300', 'NL92ABNA0417164300').replace('GB82WEST12345698765432', 'GB82WEST1234569876543'));
-    expect(expectRule(errors, 'iban', '/PmtInf[1]/CdtTrfTxInf[1]/CdtrAcct/Id/IBAN').message).toMatch(/check digits/);
+    const checkDigits = expectRule(errors, 'iban', '/PmtInf[1]/CdtTrfTxInf[1]/CdtrAcct/Id/IBAN');
+    expect(checkDigits.message).toMatch(/check digits/);
+    expect(checkDigits).toMatchObject({ code: 'iban', source: expect.stringMatching(/ISO 20022 data type rule "IBAN"/) });
     expect(expectRule(errors, 'iban', '/PmtInf[2]/CdtTrfTxInf/CdtrAcct/Id/IBAN').message).toMatch(/GB IBANs have 22/);
   });
 
@@ -79,18 +94,20 @@ describe('business rules', () => {
     expect(eur.map((e) => e.rule)).toEqual(['currency-decimals']);
   });
 
-  it('requested execution date not before the creation date', () => {
-    const errors = businessErrors(pain001, (x) => x.replace('<ReqdExctnDt>2024-03-06</ReqdExctnDt>', '<ReqdExctnDt>2024-03-04</ReqdExctnDt>'));
-    expect(expectRule(errors, 'date-consistency', '/PmtInf[1]/ReqdExctnDt').message).toMatch(/2024-03-04 is before .* 2024-03-05/);
+  it('requested execution date not before the creation date: a warning (platform rule), not a refusal', () => {
+    const errors = businessWarnings(pain001, (x) => x.replace('<ReqdExctnDt>2024-03-06</ReqdExctnDt>', '<ReqdExctnDt>2024-03-04</ReqdExctnDt>'));
+    const w = expectRule(errors, 'date-consistency', '/PmtInf[1]/ReqdExctnDt');
+    expect(w.message).toMatch(/2024-03-04 is before .* 2024-03-05/);
+    expect(w).toMatchObject({ code: 'date-consistency', source: expect.stringMatching(/^platform rule/) });
   });
 
-  it('statement period: FrDtTm not after ToDtTm', () => {
-    const errors = businessErrors(fixture('camt.053.001.08.xml'), (x) => x.replace('<FrDtTm>2024-04-30T00:00:00Z</FrDtTm>', '<FrDtTm>2024-05-01T00:00:00Z</FrDtTm>'));
+  it('statement period: FrDtTm not after ToDtTm (warning)', () => {
+    const errors = businessWarnings(fixture('camt.053.001.08.xml'), (x) => x.replace('<FrDtTm>2024-04-30T00:00:00Z</FrDtTm>', '<FrDtTm>2024-05-01T00:00:00Z</FrDtTm>'));
     expectRule(errors, 'date-consistency', '/Stmt/FrToDt');
   });
 
-  it('interbank settlement date not before creation (pacs.008)', () => {
-    const errors = businessErrors(fixture('pacs.008.001.02.xml'), (x) => x.replace('<IntrBkSttlmDt>2023-09-12</IntrBkSttlmDt>', '<IntrBkSttlmDt>2023-09-11</IntrBkSttlmDt>'));
+  it('interbank settlement date not before creation (pacs.008, warning)', () => {
+    const errors = businessWarnings(fixture('pacs.008.001.02.xml'), (x) => x.replace('<IntrBkSttlmDt>2023-09-12</IntrBkSttlmDt>', '<IntrBkSttlmDt>2023-09-11</IntrBkSttlmDt>'));
     expectRule(errors, 'date-consistency', '/GrpHdr/IntrBkSttlmDt');
   });
 
@@ -100,7 +117,7 @@ describe('business rules', () => {
         fixture('pacs.008.001.02.xml')
           .replace('<CreDtTm>2023-09-12T07:01:02</CreDtTm>', `<CreDtTm>${created}</CreDtTm>`)
           .replace('<IntrBkSttlmDt>2023-09-12</IntrBkSttlmDt>', `<IntrBkSttlmDt>${settle}</IntrBkSttlmDt>`),
-      ).errors.filter((e) => e.rule === 'date-consistency');
+      ).warnings.filter((e) => e.rule === 'date-consistency');
     // 00:28 UTC on the 12th is still the 11th in New York (and down to UTC-12).
     expect(at('2023-09-12T00:28:00Z', '2023-09-11')).toEqual([]);
     expect(at('2023-09-12T00:28:00.123+00:00', '2023-09-11')).toEqual([]);
@@ -131,13 +148,23 @@ describe('business rules', () => {
     expectRule(dupErrors, 'reference-unique', '/CdtTrfTxInf[2]/PmtId/UETR');
   });
 
-  it('statement totals and balance reconciliation (camt.053)', () => {
+  it('statement totals (TxsSummry) that differ from the entries are a warning with its source', () => {
     const stmt = fixture('camt.053.001.02.xml');
-    const totals = businessErrors(stmt, (x) => x.replace('<NbOfNtries>2</NbOfNtries>', '<NbOfNtries>3</NbOfNtries>').replace('<Sum>250.00</Sum>', '<Sum>25.00</Sum>'));
-    expectRule(totals, 'number-of-transactions', '/TxsSummry/TtlNtries/NbOfNtries');
-    expectRule(totals, 'control-sum', '/TxsSummry/TtlCdtNtries/Sum');
-    const balance = businessErrors(stmt, (x) => x.replace('<Amt Ccy="EUR">8989.55</Amt>', '<Amt Ccy="EUR">8989.56</Amt>'));
-    expect(expectRule(balance, 'balance-reconciliation', '/Bal[2]/Amt').message).toMatch(/8989\.56 differs .*8989\.55/);
+    const totals = businessWarnings(stmt, (x) => x.replace('<NbOfNtries>2</NbOfNtries>', '<NbOfNtries>3</NbOfNtries>').replace('<Sum>250.00</Sum>', '<Sum>25.00</Sum>'));
+    expect(expectRule(totals, 'statement-summary', '/TxsSummry/TtlNtries/NbOfNtries').source).toMatch(/TxsSummry/);
+    expectRule(totals, 'statement-summary', '/TxsSummry/TtlCdtNtries/Sum');
+  });
+
+  it('balances that do not add up: a balance-reconciliation warning naming its source, not a refusal', () => {
+    const balance = businessWarnings(fixture('camt.053.001.02.xml'), (x) => x.replace('<Amt Ccy="EUR">8989.55</Amt>', '<Amt Ccy="EUR">8989.56</Amt>'));
+    const w = expectRule(balance, 'balance-reconciliation', '/Bal[2]/Amt');
+    expect(w.message).toMatch(/EUR: closing booked balance \(CLBD\) 8989\.56 differs from opening balance \(PRCD\) 10000 plus booked entries \(8989\.55\)/);
+    expect(w).toMatchObject({ code: 'balance-reconciliation', kind: 'business', source: expect.stringMatching(/^platform rule/) });
+  });
+
+  it('references that repeat in a statement (NtryRef, statement Id) are warnings', () => {
+    const dup = businessWarnings(fixture('camt.053.001.08.xml'), (x) => x.replace('<Ntry>\n        <Amt Ccy="GBP">75.00', '<Ntry>\n        <NtryRef>A1</NtryRef>\n        <Amt Ccy="GBP">75.00'));
+    expectRule(dup, 'statement-reference-unique', '/Ntry[2]/NtryRef');
   });
 
   it('a rejection carries a reason (pacs.002)', () => {
@@ -156,6 +183,83 @@ describe('business rules', () => {
   it('AppHdr MsgDefIdr must name the Document message', () => {
     const errors = businessErrors(fixture('pacs.008.001.08.envelope.xml'), (x) => x.replace('<head:MsgDefIdr>pacs.008.001.08<', '<head:MsgDefIdr>pacs.009.001.08<'));
     expectRule(errors, 'header-consistency', '/Envelope/AppHdr/MsgDefIdr');
+  });
+});
+
+describe('statements in the shape real banks send', () => {
+  const page = fixture('camt.053.001.04.page2.xml');
+  /** The balance-reconciliation warnings of a statement that must stay valid. */
+  const balanceWarnings = (xml: string) => {
+    const v = validateMessage(xml);
+    expect(v.errors).toEqual([]);
+    expect(v.valid).toBe(true);
+    return v.warnings.filter((w) => w.code === 'balance-reconciliation');
+  };
+
+  it('the last page of a paginated statement (ITBD carried over, a pending entry, a reversal) validates with warnings, not errors', () => {
+    const v = validateMessage(page);
+    expect(v.errors).toEqual([]);
+    expect(v.valid).toBe(true);
+    // The page's booked balance runs from its ITBD: 1200.00 + 400.00 - 300.00 + 50.00 (the reversal) = CLBD 1350.00,
+    // with the pending 999.95 left out. The repeated OPBD of the whole statement is not the page's opening.
+    expect(v.warnings.filter((w) => w.code === 'balance-reconciliation')).toEqual([]);
+    // Its TxsSummry counts both pages: each differing total is a warning, located and sourced.
+    expect(v.warnings.map((w) => [w.code, w.path.replace(/^.*\/TxsSummry\//, '')])).toEqual([
+      ['statement-summary', 'TtlNtries/NbOfNtries'],
+      ['statement-summary', 'TtlNtries/Sum'],
+      ['statement-summary', 'TtlCdtNtries/NbOfNtries'],
+      ['statement-summary', 'TtlCdtNtries/Sum'],
+      ['statement-summary', 'TtlDbtNtries/NbOfNtries'],
+      ['statement-summary', 'TtlDbtNtries/Sum'],
+    ]);
+    for (const w of v.warnings) {
+      expect(w).toMatchObject({ kind: 'business', rule: 'statement-summary', source: expect.stringContaining('TxsSummry') });
+      expect(w.line).toBeGreaterThan(0);
+    }
+    expect(v.warnings[0].message).toMatch(/NbOfNtries is 7 but the statement contains 4 entries \(page 2 of a paginated statement/);
+  });
+
+  it('closing balance: only BOOK entries count, the sign is CdtDbtInd, each currency on its own, a page closes with its ITBD', () => {
+    // A pending entry booked after all no longer fits the balances.
+    const booked = balanceWarnings(page.replace('<Sts>PDNG</Sts>', '<Sts>BOOK</Sts>'));
+    expect(booked.map((w) => w.message)).toEqual([
+      expect.stringMatching(/^CHF: closing booked balance \(CLBD\) 1350 differs from opening balance \(ITBD\) 1200 plus booked entries \(350\.05\); page 2 of a paginated statement/),
+    ]);
+    expect(booked[0].path).toBe('/Document/BkToCstmrStmt/Stmt/Bal[3]/Amt');
+    // A reversal signed as the entry it reverses: ISO reads CdtDbtInd as the reversal's own direction, so it warns and says why.
+    const asOriginal = balanceWarnings(page.replace('<CdtDbtInd>CRDT</CdtDbtInd>\n        <RvslInd>', '<CdtDbtInd>DBIT</CdtDbtInd>\n        <RvslInd>'));
+    expect(asOriginal).toHaveLength(1);
+    expect(asOriginal[0].message).toMatch(/\(1250\).*would add up if the 1 reversal entry \(RvslInd\) were read with the opposite sign/);
+    // Page 1 of 2 closes with the interim balance it hands to page 2 (its CLBD, if repeated, is the statement's).
+    const first = page.replace('<PgNb>2</PgNb>\n        <LastPgInd>true</LastPgInd>', '<PgNb>1</PgNb>\n        <LastPgInd>false</LastPgInd>');
+    expect(balanceWarnings(first.replace('<Amt Ccy="CHF">1200.00</Amt>', '<Amt Ccy="CHF">1150.00</Amt>'))).toEqual([]);
+    expect(balanceWarnings(first)[0].message).toMatch(/CHF: closing booked balance \(ITBD\) 1200 differs from opening balance \(OPBD\) 1000 plus booked entries \(1150\); page 1/);
+    // Balances in a second currency reconcile with that currency's entries only.
+    const eurBalances = (closing: string) =>
+      `<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">20.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Dt><Dt>2024-03-01</Dt></Dt></Bal>` +
+      `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${closing}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2024-03-31</Dt></Dt></Bal>\n      <TxsSummry>`;
+    const eurEntry =
+      `<Ntry><Amt Ccy="EUR">100.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd></Ntry>\n    </Stmt>`;
+    const multi = (closing: string) => page.replace('\n      <TxsSummry>', eurBalances(closing)).replace('\n    </Stmt>', eurEntry);
+    expect(balanceWarnings(multi('80.00'))).toEqual([]);
+    const eurOff = balanceWarnings(multi('80.01'));
+    expect(eurOff.map((w) => w.message)).toEqual([expect.stringMatching(/^EUR: closing booked balance \(CLBD\) 80\.01 differs from opening balance \(OPBD\) -20 plus booked entries \(80\)/)]);
+    expect(eurOff[0].path).toBe('/Document/BkToCstmrStmt/Stmt/Bal[6]/Amt');
+  });
+
+  it('an XSD-invalid statement is still refused', () => {
+    const v = validateMessage(page.replace('<Sts>PDNG</Sts>', '<Sts>PEND</Sts>'));
+    expect(v.valid).toBe(false);
+    expect(v.errors).toEqual([expect.objectContaining({ kind: 'xsd', code: 'schema', path: '/Document/BkToCstmrStmt/Stmt/Ntry[4]/Sts', source: 'ISO 20022 XSD camt.053.001.04' })]);
+  });
+
+  it('every rule has a level and a source, and docs/iso20022.md lists each with its level', () => {
+    const docs = readFileSync(path.join(dir, '../../../docs/iso20022.md'), 'utf8');
+    for (const [code, def] of Object.entries(RULES)) {
+      expect(['error', 'warning']).toContain(def.level);
+      expect(def.source.length).toBeGreaterThan(20);
+      expect(docs, code).toContain(`| \`${code}\` | ${def.level} |`);
+    }
   });
 });
 

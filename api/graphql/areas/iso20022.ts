@@ -18,8 +18,12 @@ const typeDefs = /* GraphQL */ `
     message: String!
     "xsd or business."
     kind: String!
-    "Business rule id (e.g. control-sum, iban), for kind business."
+    "Business rule id (e.g. control-sum, balance-reconciliation), or schema for an XSD violation."
+    code: String!
+    "Business rule id (the same as code), for kind business."
     rule: String
+    "Where the rule comes from: the XSD, the ISO 20022 rule, definition or usage guideline, or 'platform rule: <reason>'."
+    source: String!
   }
 
   type Iso20022Checks {
@@ -29,6 +33,7 @@ const typeDefs = /* GraphQL */ `
 
   "The result of validating a message against its XSD and the business rules."
   type Iso20022Validation {
+    "True when errors is empty (warnings do not count)."
     valid: Boolean!
     messageType: String!
     version: String!
@@ -39,7 +44,10 @@ const typeDefs = /* GraphQL */ `
     schemas: JSON!
     checks: Iso20022Checks!
     notes: [String!]!
+    "Schema violations and error-level business rules; any makes valid false."
     errors: [Iso20022Issue!]!
+    "Warning-level business rules (consistency checks real bank messages legitimately break): reported, valid stays true."
+    warnings: [Iso20022Issue!]!
   }
 
   "A generated message, validated before it is returned."

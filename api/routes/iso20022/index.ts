@@ -56,8 +56,11 @@ export default async function iso20022Routes(app: FastifyInstance): Promise<void
         description:
           'Validates the Document (and a head.001 AppHdr when present) against the official XSD of its namespace and runs business rules: ' +
           'NbOfTxs/CtrlSum, IBAN check digits, BIC format, ISO 4217 codes and decimals, date consistency, presence and uniqueness of references, ' +
-          'statement totals and balance reconciliation. Always 200 with { valid, errors[] } for a supported, well-formed message; ' +
-          'each error has line, column, path (XPath-like), message and kind (xsd | business). National variants (e.g. .ch.02) are checked ' +
+          'statement totals and balance reconciliation. Always 200 with { valid, errors[], warnings[] } for a supported, well-formed message; ' +
+          'each issue has line, column, path (XPath-like), message, kind (xsd | business), code (the rule id, or schema) and source (the ' +
+          'ISO 20022 rule, definition or usage guideline, or "platform rule: <reason>"). Rules the standard makes errors are errors; ' +
+          'consistency checks real bank files legitimately break (statement totals and balances, dates, statement references) are ' +
+          'warnings, and valid is true when there are only warnings. National variants (e.g. .ch.02) are checked ' +
           'against the base ISO schema. Accepts application/xml, text/xml or JSON { "xml": "..." }.',
         body: xmlOrJsonBody,
         response: {
@@ -80,7 +83,7 @@ export default async function iso20022Routes(app: FastifyInstance): Promise<void
           'Builds a message of `type` (pacs.008, pacs.002, pain.001, pain.002, camt.053, camt.054, camt.056, admi.002) in the default ' +
           'version or `version`. Amounts are decimal strings, formatted to the currency\'s ISO 4217 decimals. Missing identifiers ' +
           '(MsgId, PmtInfId, EndToEndId, TxId, UETR where the schema has it) are generated. The result is validated against its XSD and ' +
-          'the business rules before it is returned (422 GENERATED_MESSAGE_INVALID otherwise). ' +
+          'the business rules before it is returned (422 GENERATED_MESSAGE_INVALID on any error or warning). ' +
           'Response: the XML as application/xml by default; with `Accept: application/json`, { data: { xml, message_type, version, ' +
           'message_id, end_to_end_ids, uetrs, ... } }. With `business_application_header: true` (or an object with from/to/version), ' +
           'the output is <Envelope><AppHdr xmlns="…head.001.001.02">…</AppHdr><Document>…</Document></Envelope>.',

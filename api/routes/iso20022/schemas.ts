@@ -25,10 +25,15 @@ export const issueSchema = {
   properties: {
     line: { type: 'integer' },
     column: { type: 'integer' },
-    path: { type: 'string' },
+    path: { type: 'string', description: 'XPath-like location, e.g. /Document/BkToCstmrStmt/Stmt/Bal[3]/Amt' },
     message: { type: 'string' },
     kind: { type: 'string', enum: ['xsd', 'business'] },
-    rule: { type: 'string' },
+    code: { type: 'string', description: "The business rule id (docs/iso20022.md lists each with its level and source), or 'schema' for an XSD violation" },
+    rule: { type: 'string', description: 'The business rule id (same as code), for kind business' },
+    source: {
+      type: 'string',
+      description: 'Where the rule comes from: the XSD, the ISO 20022 message definition rule / data type rule / usage guideline, or "platform rule: <reason>"',
+    },
   },
 } as const;
 
@@ -48,7 +53,7 @@ export function xmlOf(req: FastifyRequest): string {
 export const validateResponse = envelope({
   type: 'object',
   properties: {
-    valid: { type: 'boolean' },
+    valid: { type: 'boolean', description: 'True when errors is empty (warnings do not count)' },
     message_type: { type: 'string' },
     version: { type: 'string' },
     namespace: { type: 'string' },
@@ -56,7 +61,12 @@ export const validateResponse = envelope({
     schemas: { type: 'object', additionalProperties: true },
     checks: { type: 'object', properties: { xsd: { type: 'boolean' }, business: { type: 'boolean' } } },
     notes: { type: 'array', items: { type: 'string' } },
-    errors: { type: 'array', items: issueSchema },
+    errors: { type: 'array', items: issueSchema, description: 'Schema violations and error-level business rules; any error makes valid false' },
+    warnings: {
+      type: 'array',
+      items: issueSchema,
+      description: 'Warning-level business rules: consistency checks real bank messages legitimately break (e.g. statement balances on one page of several); reported, valid stays true',
+    },
   },
 });
 
