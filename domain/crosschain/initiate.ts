@@ -3,9 +3,9 @@
  * and recording the transfer as pending (with its bridge.initiated event).
  */
 import { validateAddress } from '../chains/addresses';
-import { payingAccountCandidates } from '../chains/books';
+import { bookChain, type PayingCandidate } from '../chains/books';
 import { custodyAddress } from '../chains/custody';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Queryable } from '../db/pool';
 import { DecimalMoney } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
@@ -26,6 +26,39 @@ export interface InitiateInput {
 }
 
 const SLIPPAGE_MAX = 0.5;
+
+/**
+ * The caller's active accounts that could pay (opening order; only `accountId` when given: another
+ * user's is 404, one not active 422 ACCOUNT_<STATUS>), each with what it has for a new bridge: its
+ * book's available balance less the bridges initiated from that book that their workflow has not
+ * reserved yet, read in one statement (one snapshot: a reservation committing meanwhile is counted
+ * once). The accounts are locked first, in one order, so concurrent initiations are judged one
+ * after another: together they never promise more than the book holds (the workflow reserves later).
+ */
+async function fundingCandidates(
+  c: Queryable,
+  input: { userId: string; environment: Environment; accountId: string | null; assetCode: string; chain: string },
+): Promise<PayingCandidate[]> {
+  const book = bookChain(input.assetCode, input.chain);
+  // Its own statement: the read below then starts after the lock is held, and sees what the
+  // initiation that held it before committed (a statement's snapshot predates its lock waits).
+  await c.query('SELECT 1 FROM accounts WHERE user_id = $1 AND environment = $2 AND ($3::text IS NULL OR id = $3) ORDER BY created_at, id FOR UPDATE', [input.userId, input.environment, input.accountId]);
+  const { rows } = await c.query<{ id: string; status: string; available: string }>(
+    `SELECT a.id, a.status,
+            (coalesce((ledger_balance_json(la)->>'available_balance')::numeric, 0)
+              - coalesce((SELECT sum(b.amount) FROM bridge_transfers b
+                           WHERE b.account_id = a.id AND b.asset_code = $4 AND b.source_chain = $6 AND b.status = 'pending' AND b.reservation_entry_id IS NULL), 0))::text AS available
+       FROM accounts a LEFT JOIN ledger_accounts la ON la.account_id = a.id AND la.asset_code = $4 AND la.chain = $5
+      WHERE a.user_id = $1 AND a.environment = $2 AND ($3::text IS NULL OR a.id = $3)
+      ORDER BY a.created_at, a.id`,
+    [input.userId, input.environment, input.accountId, input.assetCode, book, input.chain],
+  );
+  if (input.accountId) {
+    if (!rows[0]) throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
+    if (rows[0].status !== 'active') throw new DomainError(`ACCOUNT_${rows[0].status.toUpperCase()}`, `The account is ${rows[0].status}`, '/account_id');
+  }
+  return rows.filter((r) => r.status === 'active').map((r) => ({ accountId: r.id, available: r.available }));
+}
 
 /**
  * Spends the quote (once) and records the transfer as pending. Which account pays: account_id
@@ -58,10 +91,7 @@ export async function initiateBridgeTransfer(input: InitiateInput): Promise<Brid
       throw new DomainError('DEADLINE_TOO_SHORT', `${q.protocol} needs about ${q.estimatedDurationSeconds} s on this route; deadline_minutes is shorter`, '/deadline_minutes');
     }
 
-    const candidates = await payingAccountCandidates(
-      { userId: input.userId, environment: input.environment, accountId: input.accountId, assetCode: q.assetCode, chain: q.sourceChain },
-      c,
-    );
+    const candidates = await fundingCandidates(c, { userId: input.userId, environment: input.environment, accountId: input.accountId ?? null, assetCode: q.assetCode, chain: q.sourceChain });
     const funded = candidates.find((a) => new DecimalMoney(a.available ?? '0').gte(q.amount));
     if (!funded) {
       throw new DomainError('INSUFFICIENT_FUNDS',

@@ -15,6 +15,8 @@ import { findTemporalTestServer } from '../../domain/temporal/binaries';
 import { closeTemporal } from '../../domain/temporal/client';
 import { ALL_SEARCH_ATTRIBUTES, SA } from '../../domain/temporal/search-attributes';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { newId } from '../../domain/platform/ids';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 // Quiet before any Temporal environment or worker exists (expected failures log at WARN).
 quietTemporalRuntime();
@@ -454,5 +456,92 @@ describe('bridge transfers', () => {
     expect(p.assets.find((a: any) => a.asset_code === 'USDC')).toMatchObject({ total_balance: '999.500000', chains: ['ethereum', 'polygon'] });
     expect(p.in_flight).toEqual([]);
     expect((await call('GET', `/api/v2/crosschain/portfolio?account_id=${acct}`, undefined, t.headers)).statusCode).toBe(404);
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("another customer of the tenant and a customer of another tenant get 404 on A's bridges, quotes, swaps and accounts; nothing changes", async () => {
+    const { a, b, c } = await tenantCustomers();
+    const acct = await fundedAccount('100.00', 'USDC', a.headers);
+    const newQuote = async (headers: Record<string, string>) =>
+      (await quote({ source_chain: 'ethereum', destination_chain: 'arbitrum', token: 'USDC', amount: '20', preferred_bridge: 'wormhole' }, headers)).json().data.quote_id as string;
+    const created = (await call('POST', '/api/v1/crosschain/bridge/initiate', { quote_id: await newQuote(a.headers), sender_address: EVM_A, recipient_address: EVM_B }, a.headers)).json().data;
+    await env.client.workflow.getHandle(created.workflow_id).result();
+    const spare = await newQuote(a.headers);
+    // A cross-chain swap of A's (a stored row: its workflow needs a funded market).
+    const swap = newId('ccswap');
+    await getPool().query(
+      `INSERT INTO defi_crosschain_swaps (id, environment, user_id, account_id, source_chain, destination_chain, from_token, to_token, amount, slippage_bps, status, workflow_id)
+       VALUES ($1, 'sandbox', $2, $3, 'ethereum', 'arbitrum', 'USDC', 'WETH', 1, 100, 'pending', $1)`,
+      [swap, a.userId, acct],
+    );
+    const snapshot = async () => ({
+      books: await books(acct, 'USDC'),
+      bridges: (await getPool().query('SELECT id, status, updated_at FROM bridge_transfers WHERE account_id = $1 ORDER BY id', [acct])).rows,
+      quote: (await getPool().query('SELECT used_at FROM bridge_quotes WHERE id = $1', [spare])).rows,
+      swaps: (await getPool().query('SELECT id, status FROM defi_crosschain_swaps WHERE account_id = $1', [acct])).rows,
+    });
+    const before = await snapshot();
+    const notFound = { status: 404, code: 'NOT_FOUND' };
+    const accountNotFound = { status: 404, code: 'ACCOUNT_NOT_FOUND' };
+    const wrong: string[] = [];
+    for (const [who, headers] of [['B (same tenant)', b.headers], ['C (other tenant)', c.headers]] as const) {
+      // Funded, with a quote of their own: a refusal is about A's resource, not their own means.
+      await fundedAccount('100.00', 'USDC', headers);
+      const own = await newQuote(headers);
+      const probes: Probe[] = [
+        { method: 'GET', url: `/api/v1/crosschain/bridge/${created.bridge_tx_id}` },
+        { method: 'GET', url: `/api/v2/crosschain/bridge/${created.bridge_tx_id}` },
+        { method: 'POST', url: '/api/v1/crosschain/bridge/initiate', payload: { quote_id: spare, sender_address: EVM_A, recipient_address: EVM_B }, expect: { status: 422, code: 'QUOTE_NOT_FOUND' } },
+        { method: 'POST', url: '/api/v1/crosschain/bridge/initiate', payload: { quote_id: own, account_id: acct, sender_address: EVM_A, recipient_address: EVM_B }, expect: accountNotFound },
+        { method: 'POST', url: '/api/v2/crosschain/bridge', payload: { source_chain: 'ethereum', destination_chain: 'base', token: 'USDC', amount: '10', protocol: 'wormhole', account_id: acct }, expect: accountNotFound },
+        { method: 'GET', url: `/api/v2/crosschain/portfolio?account_id=${acct}` },
+        { method: 'GET', url: `/api/v2/crosschain/swap/${swap}` },
+        { method: 'POST', url: '/api/v2/crosschain/swap', payload: { source_chain: 'ethereum', destination_chain: 'arbitrum', from_token: 'USDC', to_token: 'WETH', amount: '10', account_id: acct }, expect: accountNotFound },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, headers]], notFound, [acct, created.bridge_tx_id, spare, swap])));
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe('twenty at once (issue 41)', () => {
+  it('twenty concurrent bridge initiations with one Idempotency-Key create one bridge and reserve once', async () => {
+    const me = await createTestUser();
+    const acct = await fundedAccount('100.00', 'USDC', me.headers);
+    const body = { source_chain: 'ethereum', destination_chain: 'base', token: 'USDC', amount: '30', protocol: 'wormhole', recipient_address: EVM_B };
+    const headers = { ...me.headers, 'idempotency-key': `bridge-${newId('k')}` };
+    const rs = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/api/v2/crosschain/bridge', body, headers)));
+    // The first runs; the others are answered with it, or told it is still running.
+    for (const r of rs) expect([201, 409], r.body).toContain(r.statusCode);
+    for (const r of rs.filter((x) => x.statusCode === 409)) expect(r.json().errors[0].code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    const ids = new Set(rs.filter((r) => r.statusCode === 201).map((r) => r.json().data.bridge_tx_id));
+    expect(ids.size).toBe(1);
+    const { rows } = await getPool().query<{ id: string; workflow_id: string }>('SELECT id, workflow_id FROM bridge_transfers WHERE account_id = $1', [acct]);
+    expect(rows.map((r) => r.id)).toEqual([...ids]);
+    await env.client.workflow.getHandle(rows[0].workflow_id).result();
+    const entries = await getPool().query(`SELECT DISTINCT e.id FROM journal_entries e JOIN ledger_lines l ON l.entry_id = e.id WHERE l.account_id = $1 AND e.type = 'bridge'`, [acct]);
+    expect(entries.rowCount).toBe(1);
+    // 30 left the customer's books once (EVM_B is outside the platform).
+    expect(await books(acct, 'USDC')).toEqual({ home: { total: '70.000000', available: '70.000000', reserved: '0.000000' } });
+    await expectBalancedLedger();
+  });
+
+  it('twenty concurrent initiations with different keys never overspend: what the balance covers is accepted and completes, the rest is refused at once', async () => {
+    const me = await createTestUser();
+    const acct = await fundedAccount('100.00', 'USDC', me.headers);
+    const body = { source_chain: 'ethereum', destination_chain: 'base', token: 'USDC', amount: '30', protocol: 'wormhole', recipient_address: EVM_B };
+    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', '/api/v2/crosschain/bridge', body, { ...me.headers, 'idempotency-key': `spend-${i}-${newId('k')}` })));
+    const accepted = rs.filter((r) => r.statusCode === 201).map((r) => r.json().data);
+    const refused = rs.filter((r) => r.statusCode !== 201);
+    // 100 covers three bridges of 30.
+    expect(accepted).toHaveLength(3);
+    expect(refused.map((r) => [r.statusCode, r.json().errors[0].code])).toEqual(Array.from({ length: 17 }, () => [422, 'INSUFFICIENT_FUNDS']));
+    const done: string[] = [];
+    for (const x of accepted) done.push((await finish(x.bridge_tx_id, x.workflow_id, me.headers)).status);
+    expect(done).toEqual(['completed', 'completed', 'completed']);
+    expect(await books(acct, 'USDC')).toEqual({ home: { total: '10.000000', available: '10.000000', reserved: '0.000000' } });
+    await expectBalancedLedger();
   });
 });
