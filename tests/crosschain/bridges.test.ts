@@ -461,7 +461,7 @@ describe('bridge transfers', () => {
 
 describe('tenant isolation (issue 41)', () => {
   it("another customer of the tenant and a customer of another tenant get 404 on A's bridges, quotes, swaps and accounts; nothing changes", async () => {
-    const { a, b, c } = await tenantCustomers();
+    const { a, b, c } = await tenantCustomers(t.user.userId);
     const acct = await fundedAccount('100.00', 'USDC', a.headers);
     const newQuote = async (headers: Record<string, string>) =>
       (await quote({ source_chain: 'ethereum', destination_chain: 'arbitrum', token: 'USDC', amount: '20', preferred_bridge: 'wormhole' }, headers)).json().data.quote_id as string;

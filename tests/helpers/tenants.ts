@@ -20,21 +20,24 @@ export interface Tenants {
   c: TestUser;
 }
 
-/** Two tenants of one partner (no module switched off) and three customers; accounts they open carry their tenant. */
-export async function tenantCustomers(): Promise<Tenants> {
+/**
+ * Two tenants of one partner (no module switched off) and three customers; accounts they open carry
+ * their tenant. `partnerOwner`: a user to own the partner row (any user; it saves registering one).
+ */
+export async function tenantCustomers(partnerOwner?: string): Promise<Tenants> {
   const pool = getPool();
-  const owner = await createTestUser();
+  const owner = partnerOwner ?? (await createTestUser()).userId;
   const partner = newId('ptn');
   await pool.query(
     `INSERT INTO partners (id, organization_name, contact_email, tier, status, modules, requests_per_minute, burst_limit, user_id, partner_key_hash, partner_key_prefix, created_by)
      VALUES ($1, 'Isolation Partner', 'iso@example.test', 'starter', 'active', '{accounts,payments,crosschain,defi,gcu,regtech,mobile,webhooks,iso20022,open_banking,microfinance}', 100, 10, $2, $1, 'fpk_', 'test')`,
-    [partner, owner.userId],
+    [partner, owner],
   );
   const [t1, t2] = [newId('ten'), newId('ten')];
   for (const id of [t1, t2]) {
     await pool.query(`INSERT INTO partner_tenants (id, partner_id, name, plan, domain, status) VALUES ($1, $2, $1, 'standard', $3, 'active')`, [id, partner, `${id}.example`]);
   }
-  const [a, b, c] = [await createTestUser(), await createTestUser(), await createTestUser()];
+  const [a, b, c] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
   await pool.query('UPDATE users SET tenant_id = $2 WHERE id = ANY($1::text[])', [[a.userId, b.userId], t1]);
   await pool.query('UPDATE users SET tenant_id = $2 WHERE id = $1', [c.userId, t2]);
   return { t1, t2, a, b, c };

@@ -6,6 +6,8 @@ import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { checkOutboxAgainstCatalog } from '../rails/events';
+import { getPool } from '../../domain/db/pool';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 let t: TestApp;
 let w: TestWorker;
@@ -113,6 +115,39 @@ describe('interledger', () => {
     expect(r.statusCode).toBe(422);
     expect(r.json().errors[0].code).toBe('QUOTE_EXPIRED');
     expect(await balance(t, t.headers, acct)).toMatchObject({ total_balance: '50.00' });
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("another customer of the tenant and a customer of another tenant get 404 on A's quotes, payments and accounts; nothing changes", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    const acct = await openFundedAccount(t, a.headers, '100.00');
+    const body = { send_amount: '10.00', send_currency: 'USD', receive_currency: 'EUR', receiver: '$wallet.example/alice' };
+    const paid = (await quote(body, a.headers)).json().data;
+    const payment = (await payQuote(paid.id, acct, a.headers)).json().data;
+    await settle(payment.id, payment.workflow_id);
+    const spare = (await quote(body, a.headers)).json().data;
+    const snapshot = async () => ({
+      quotes: (await getPool().query('SELECT id, used_at FROM ilp_quotes WHERE user_id = $1 ORDER BY id', [a.userId])).rows,
+      payments: (await getPool().query('SELECT id, status, updated_at FROM ilp_payments WHERE account_id = $1', [acct])).rows,
+      balance: await balance(t, a.headers, acct),
+    });
+    const before = await snapshot();
+    const wrong: string[] = [];
+    for (const [who, headers] of [['B (same tenant)', b.headers], ['C (other tenant)', c.headers]] as const) {
+      const own = await openFundedAccount(t, headers, '100.00');
+      const ownQuote = (await quote(body, headers)).json().data.id as string;
+      const probes: Probe[] = [
+        { method: 'GET', url: `/api/v1/interledger/quotes/${spare.id}` },
+        { method: 'GET', url: `/api/v1/interledger/quotes/${paid.id}` },
+        { method: 'GET', url: `/api/v1/interledger/payments/${payment.id}` },
+        { method: 'POST', url: '/api/v1/interledger/payments', payload: { quote_id: spare.id, account_id: own } },
+        { method: 'POST', url: '/api/v1/interledger/payments', payload: { quote_id: ownQuote, account_id: acct }, expect: { status: 404, code: 'ACCOUNT_NOT_FOUND' } },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, headers]], { status: 404, code: 'NOT_FOUND' }, [acct, spare.id, paid.id, payment.id])));
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
   });
 });
 

@@ -5,6 +5,7 @@ import { getEntry } from '../../domain/ledger';
 import { addDays, instantAt, isBankingDay, zoned } from '../../domain/rails/calendar';
 import { createTestUser, type TestApp } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 import { checkOutboxAgainstCatalog } from './events';
 import { skipTo, startRailsHarness, waitForStatus, type RailsHarness } from './harness';
 
@@ -150,6 +151,44 @@ describe('inbound rail status reports (pacs.002)', () => {
     expect((await report(pacs002({ msgId: s.msgId, e2e: s.e2e, status: 'ACSC' }))).json().data[0].action).toBe('signalled');
     await env.client.workflow.getHandle(p.workflow_id).result();
     expect((await get(p.id)).status).toBe('completed');
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("another customer of the tenant and a customer of another tenant: A's payment and account are 404, A's payments are in no list, their rail messages match nothing; nothing changes", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    const acct = await openFundedAccount(t, a.headers, '500.00', 'EUR');
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/payment-rails/payments', headers: a.headers, payload: { account_id: acct, amount: '120.00', currency: 'EUR', rail: 'sepa_ct', creditor_account: de() } });
+    expect(created.statusCode, created.body).toBe(201);
+    const p = created.json().data as { id: string; workflow_id: string };
+    await waitForStatus(p.id, 'submitted');
+    const s = await sent(p.id);
+    const snapshot = async () => ({
+      payment: (await getPool().query('SELECT status, status_report, updated_at FROM rail_payments WHERE id = $1', [p.id])).rows[0],
+      payments: (await getPool().query<{ n: number }>('SELECT count(*)::int AS n FROM rail_payments WHERE account_id = $1', [acct])).rows[0].n,
+      balance: await balance(t, a.headers, acct, 'EUR'),
+    });
+    const before = await snapshot();
+    const wrong: string[] = [];
+    for (const [who, headers] of [['B (same tenant)', b.headers], ['C (other tenant)', c.headers]] as const) {
+      await openFundedAccount(t, headers, '500.00', 'EUR');
+      const probes: Probe[] = [
+        { method: 'GET', url: `/api/v1/payment-rails/payments/${p.id}` },
+        { method: 'POST', url: '/api/v1/payment-rails/payments', payload: { account_id: acct, amount: '1.00', currency: 'EUR', rail: 'sepa_ct', creditor_account: de() }, expect: { status: 404, code: 'ACCOUNT_NOT_FOUND' } },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, headers]], { status: 404, code: 'NOT_FOUND' }, [p.id, acct])));
+      const list = await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments?account_id=${acct}`, headers });
+      if (list.json().meta?.total !== 0 || list.body.includes(p.id)) wrong.push(`${who} list -> ${list.body.slice(0, 160)}`);
+      // Playing the rail in the sandbox reaches only one's own payments: A's is unknown, as a payment that does not exist.
+      const rejected = await report(pacs002({ msgId: s.msgId, e2e: s.e2e, status: 'RJCT', reason: 'AC04' }), headers);
+      if (JSON.stringify(rejected.json().data) !== JSON.stringify([{ original_end_to_end_id: s.e2e, status: 'RJCT', reason_code: 'AC04', payment_id: null, action: 'unmatched' }])) wrong.push(`${who} pacs.002 -> ${rejected.body.slice(0, 200)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    // A (the sandbox's rail for A's own payments) settles it.
+    expect((await report(pacs002({ msgId: s.msgId, e2e: s.e2e, status: 'ACSC' }), a.headers)).json().data[0].action).toBe('signalled');
+    await env.client.workflow.getHandle(p.workflow_id).result();
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${p.id}`, headers: a.headers })).json().data.status).toBe('completed');
   });
 });
 
