@@ -7,6 +7,7 @@ import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { checkOutboxAgainstCatalog } from '../rails/events';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { holdGcu, pause, propose, REWEIGHT, vote } from './governance-helpers';
+import { tenantCustomers } from '../helpers/tenants';
 
 let t: TestApp;
 let w: TestWorker;
@@ -153,6 +154,36 @@ describe('votes', () => {
 
     for (const id of [p.id, upcoming.id, closed.id, canceled.id]) expect(await votesOn(id)).toBe(0);
     expect((await getPool().query(`SELECT count(*)::int AS n FROM platform_events WHERE type = 'governance.vote.cast' AND user_id = $1`, [erin.userId])).rows[0].n).toBe(0);
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("a proposal is the environment's, a vote its voter's: another customer of the tenant and a customer of another tenant see only their own vote and power, and cannot change A's", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    await holdGcu(t, a.headers, '1.5');
+    await pause(20);
+    const p = await activeProposal();
+    expect((await vote(t, a.headers, p.id, { vote: 'for' })).statusCode).toBe(200);
+    const row = async () => (await getPool().query('SELECT user_id, vote, power::text, cast_at, updated_at FROM governance_votes WHERE proposal_id = $1', [p.id])).rows;
+    const before = await row();
+    const tallies = (await get(p.id, a.headers)).json().data;
+    for (const u of [b, c]) {
+      const seen = await get(p.id, u.headers);
+      expect(seen.statusCode).toBe(200);
+      expect(seen.json().data).toMatchObject({ my_vote: null, my_power: '0' });
+      expect(seen.body).not.toContain(a.userId);
+      const mine = await t.app.inject({ method: 'GET', url: '/api/v2/gcu/voting/my-votes', headers: u.headers });
+      expect(mine.json()).toMatchObject({ data: [], meta: { total: 0 } });
+      // Their vote is theirs (no power here), in either form; A's stays as cast.
+      for (const form of ['proposal', 'poll'] as const) {
+        const r = await vote(t, u.headers, p.id, { vote: 'against' }, form);
+        expect([r.statusCode, r.json().errors[0].code]).toEqual([422, 'NO_VOTING_POWER']);
+      }
+    }
+    expect(await row()).toEqual(before);
+    const after = (await get(p.id, a.headers)).json().data;
+    expect(after).toMatchObject({ my_vote: { vote: 'for', power: '1.5' } });
+    expect(after.tallies).toEqual(tallies.tallies);
   });
 });
 
