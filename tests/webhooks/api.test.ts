@@ -8,6 +8,7 @@ import { dispatchOnce } from '../../domain/events/dispatcher';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { startReceiver, type Receiver } from './receiver';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 let t: TestApp;
 let w: TestWorker;
@@ -328,5 +329,45 @@ describe('deliveries', () => {
       await call('DELETE', `/api/v2/webhooks/${hook.id}`, undefined, owner.headers);
     }
     expect(rx.received.length).toBe(n);
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("another customer of the tenant and a customer of another tenant get 404 on A's webhook and its deliveries, receive none of A's events, and change nothing", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    await dispatch(); // earlier tests' events
+    const hook = (await call('POST', '/api/v2/webhooks', { url: `${rx.url}/a`, events: ['*'] }, a.headers)).json().data;
+    const theirs: string[] = [];
+    for (const u of [b, c]) theirs.push((await call('POST', '/api/v2/webhooks', { url: `${rx.url}/other`, events: ['*'] }, u.headers)).json().data.id);
+    await openAccount(a.headers, '5.00');
+    expect(await dispatch()).toBeGreaterThan(0);
+    const { rows } = await getPool().query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at LIMIT 1', [hook.id]);
+    const delivery = rows[0].id;
+    // A's events went to A's endpoint only.
+    expect((await getPool().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1::text[])', [theirs])).rows[0].n).toBe(0);
+    const snapshot = async () => ({
+      hook: (await getPool().query('SELECT url, events, active, secret_sealed, updated_at FROM webhooks WHERE id = $1', [hook.id])).rows,
+      deliveries: (await getPool().query('SELECT id, status FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id', [hook.id])).rows.length,
+    });
+    const before = await snapshot();
+    const wrong: string[] = [];
+    for (const [who, headers, own] of [['B (same tenant)', b.headers, theirs[0]], ['C (other tenant)', c.headers, theirs[1]]] as const) {
+      const probes: Probe[] = [
+        { method: 'GET', url: `/api/v2/webhooks/${hook.id}` },
+        { method: 'PUT', url: `/api/v2/webhooks/${hook.id}`, payload: { url: `${rx.url}/stolen`, active: true } },
+        { method: 'DELETE', url: `/api/v2/webhooks/${hook.id}` },
+        { method: 'POST', url: `/api/v2/webhooks/${hook.id}/rotate-secret`, payload: {} },
+        { method: 'GET', url: `/api/v2/webhooks/${hook.id}/deliveries` },
+        { method: 'POST', url: `/api/v2/webhooks/${hook.id}/deliveries/${delivery}/replay` },
+        // A's delivery replayed to their own endpoint.
+        { method: 'POST', url: `/api/v2/webhooks/${own}/deliveries/${delivery}/replay` },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, headers]], { status: 404, code: 'NOT_FOUND' }, [hook.id, delivery, a.userId])));
+      const list = await call('GET', '/api/v2/webhooks', undefined, headers);
+      if (list.body.includes(hook.id)) wrong.push(`${who} list shows A's webhook`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    for (const id of theirs) expect((await getPool().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [id])).rows[0].n).toBe(0);
   });
 });
