@@ -5,6 +5,7 @@ import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -341,5 +342,55 @@ describe('ending a consent', () => {
     const stored = async () => (await getPool().query('SELECT status FROM ob_consents WHERE id = $1', [v.consentId])).rows[0].status;
     while ((await stored()) === 'valid' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect(await stored()).toBe('expired');
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("A's consents and authorisations: another customer of the tenant and a customer of another tenant get 404 on the customer routes; another TPP gets the standard's unknown (403 CONSENT_UNKNOWN for a consent, 404 RESOURCE_UNKNOWN for an authorisation); nothing changes", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    const acct = await openAccount(a, 'tenant A', '50.00');
+    // A valid consent of A's, and one waiting for A's SCA.
+    const valid = await newConsent({ balances: [{ iban: acct.iban }] });
+    const first = await authorise(valid.consentId, 'approve', await sessionOf(a));
+    expect(first.decision.statusCode, first.decision.body).toBe(200);
+    const waiting = await newConsent({ balances: [{ iban: acct.iban }] });
+    const auth = (await call('POST', `/consents/${waiting.consentId}/authorisations`, aisTpp)).json().data.authorisationId as string;
+    const own = await newConsent({ allPsd2: 'allAccounts' }, {}, otherTpp);
+    const snapshot = async () => ({
+      consents: (await getPool().query('SELECT id, status, user_id, status_changed_at FROM ob_consents WHERE id = ANY($1::text[]) ORDER BY id', [[valid.consentId, waiting.consentId]])).rows,
+      authorisations: (await getPool().query('SELECT id, sca_status, user_id FROM ob_authorisations WHERE subject_id = ANY($1::text[]) ORDER BY id', [[valid.consentId, waiting.consentId]])).rows,
+    });
+    const before = await snapshot();
+    const secrets = [valid.consentId, waiting.consentId, acct.id, acct.iban, a.userId];
+    const wrong: string[] = [];
+    // Customers of the tenant and of another one, with their login sessions and keys.
+    for (const [who, u] of [['B (same tenant)', b], ['C (other tenant)', c]] as const) {
+      const session = await sessionOf(u);
+      const probes: Probe[] = [
+        { method: 'DELETE', url: `/api/v1/open-banking/my/consents/${valid.consentId}`, headers: u.headers },
+        { method: 'DELETE', url: `/api/v1/open-banking/my/consents/${waiting.consentId}`, headers: session },
+        { method: 'POST', url: `/api/v1/open-banking/sca/${auth}`, payload: { decision: 'approve' }, headers: session },
+        { method: 'POST', url: `/api/v1/open-banking/sca/${auth}`, payload: { decision: 'deny' }, headers: session },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, {}]], { status: 404, code: 'NOT_FOUND' }, secrets)));
+      const mine = await t.app.inject({ method: 'GET', url: '/api/v1/open-banking/my/consents', headers: u.headers });
+      if (secrets.some((x) => mine.body.includes(x))) wrong.push(`${who} my/consents shows A's`);
+    }
+    // Another TPP: A's consents are unknown to it, and so are the authorisations under them.
+    const tppProbes: Probe[] = [
+      ...[`/consents/${valid.consentId}`, `/consents/${valid.consentId}/status`, `/consents/${waiting.consentId}/authorisations`, `/consents/${waiting.consentId}/authorisations/${auth}`].map(
+        (url): Probe => ({ method: 'GET', url: `/api/v1/open-banking${url}` }),
+      ),
+      { method: 'POST', url: `/api/v1/open-banking/consents/${waiting.consentId}/authorisations` },
+      { method: 'DELETE', url: `/api/v1/open-banking/consents/${valid.consentId}` },
+      { method: 'GET', url: '/api/v1/open-banking/accounts', headers: { 'consent-id': valid.consentId } },
+      { method: 'GET', url: `/api/v1/open-banking/accounts/${acct.id}/balances`, headers: { 'consent-id': valid.consentId } },
+      // Its own consent naming A's authorisation.
+      { method: 'GET', url: `/api/v1/open-banking/consents/${own.consentId}/authorisations/${auth}`, expect: { status: 404, code: 'RESOURCE_UNKNOWN' } },
+    ];
+    for (const p of tppProbes) p.headers = { 'x-request-id': randomUUID(), ...p.headers };
+    wrong.push(...(await refusalsOf(t.app, tppProbes, [['another TPP', otherTpp]], { status: 403, code: 'CONSENT_UNKNOWN' }, secrets)));
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
   });
 });

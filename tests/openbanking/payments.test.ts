@@ -16,6 +16,7 @@ import { makeIban } from '../../iso20022/iban';
 import type { TestApp, TestUser } from '../helpers/app';
 import { startRailsHarness, type RailsHarness } from '../rails/harness';
 import { balance, openFundedAccount } from '../transfers/helpers';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 const BASE = '/api/v1/open-banking';
 const CREDITOR_IBAN = makeIban('FR', '30006000011234567890189');
@@ -430,5 +431,47 @@ describe('open banking payment initiation', () => {
     expect(gbp.statusCode).toBe(201);
     await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/cross-border-credit-transfers/${gbp.json().data.paymentId}`, headers: headersOf(tpp) });
     expect((await getPool().query("SELECT count(*)::int AS n FROM ob_payments WHERE currency = 'USD'")).rows[0].n).toBe(0);
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("A's payment and its authorisation: other customers of the tenant and of another tenant cannot decide it (404), another TPP finds neither (404 RESOURCE_UNKNOWN); nothing changes", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    const acct = await openFundedAccount(t, a.headers, '300.00', 'EUR');
+    const debtor = (await getPool().query<{ iban: string }>('SELECT iban FROM account_ibans WHERE account_id = $1', [acct])).rows[0].iban;
+    const id = (await initiate('sepa-credit-transfers', body({ debtorAccount: { iban: debtor } }))).json().data.paymentId as string;
+    const auth = (await startAuthorisation(id)).json().data.authorisationId as string;
+    const theirs = (await initiate('sepa-credit-transfers', body(), otherTpp)).json().data.paymentId as string;
+    const snapshot = async () => ({
+      payment: (await getPool().query('SELECT transaction_status, user_id, updated_at FROM ob_payments WHERE id = $1', [id])).rows,
+      authorisation: (await getPool().query('SELECT sca_status, user_id FROM ob_authorisations WHERE id = $1', [auth])).rows,
+      balance: await balance(t, a.headers, acct, 'EUR'),
+    });
+    const before = await snapshot();
+    const secrets = [id, auth, acct, debtor, a.userId];
+    const wrong: string[] = [];
+    for (const [who, u] of [['B (same tenant)', b], ['C (other tenant)', c]] as const) {
+      const session = await sessionOf(u);
+      const probes: Probe[] = (['approve', 'deny'] as const).map((decision) => ({ method: 'POST', url: `${BASE}/sca/${auth}`, payload: { decision }, headers: session }));
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, {}]], { status: 404, code: 'NOT_FOUND' }, secrets)));
+    }
+    const url = `${BASE}/payments/sepa-credit-transfers/${id}`;
+    const tppProbes: Probe[] = [
+      { method: 'GET', url },
+      { method: 'GET', url: `${url}/status` },
+      { method: 'GET', url: `${url}/authorisations` },
+      { method: 'GET', url: `${url}/authorisations/${auth}` },
+      { method: 'POST', url: `${url}/authorisations` },
+      { method: 'DELETE', url },
+      // Its own payment naming A's authorisation.
+      { method: 'GET', url: `${BASE}/payments/sepa-credit-transfers/${theirs}/authorisations/${auth}` },
+    ];
+    for (const p of tppProbes) p.headers = { 'x-request-id': randomUUID() };
+    wrong.push(...(await refusalsOf(t.app, tppProbes, [['another TPP', otherTpp]], { status: 404, code: 'RESOURCE_UNKNOWN' }, secrets)));
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    for (const [who, pid] of [[tpp, id], [otherTpp, theirs]] as const) {
+      await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/sepa-credit-transfers/${pid}`, headers: headersOf(who) });
+    }
   });
 });
