@@ -75,21 +75,35 @@ export async function loadLoan(id: string, c: Queryable = getPool(), lock = fals
   return rows[0] ? toLoan(rows[0]) : null;
 }
 
-/** The loan as the caller may see it: operators any of the environment, members their group's loans. */
+/**
+ * The loan if the caller may see it: operators any of the environment, members who accepted their
+ * group's loans (an invitee who declined is no member). Internal callers get every field; what a
+ * customer is shown goes through visibleLoan.
+ */
 export async function getLoan(p: Principal, id: string, c: Queryable = getPool(), lock = false): Promise<Loan> {
   const { rows } = await c.query(
     `SELECT ${COLUMNS} FROM ${FROM} WHERE l.id = $1 AND l.environment = $2
-       AND ($3 OR EXISTS (SELECT 1 FROM mf_group_members m WHERE m.group_id = l.group_id AND m.user_id = $4))${lock ? ' FOR UPDATE OF l' : ''}`,
+       AND ($3 OR EXISTS (SELECT 1 FROM mf_group_members m WHERE m.group_id = l.group_id AND m.user_id = $4 AND m.status = 'accepted'))${lock ? ' FOR UPDATE OF l' : ''}`,
     [id, p.environment, p.isAdmin, p.userId],
   );
   if (!rows[0]) throw new DomainError('MF_LOAN_NOT_FOUND', `Loan ${id} not found`);
   return toLoan(rows[0]);
 }
 
-export async function listGroupLoans(p: Principal, groupId: string): Promise<Loan[]> {
-  await getGroup(p, groupId);
+/** A loan as a reader sees it: the borrower's account only for the borrower and operators (as in the group's view). */
+export type VisibleLoan = Omit<Loan, 'accountId'> & { accountId: string | null };
+export function visibleLoan(p: Principal, loan: Loan): VisibleLoan {
+  return p.isAdmin || loan.userId === p.userId ? loan : { ...loan, accountId: null };
+}
+
+/** The group's loans for operators and its accepted members (others: MF_GROUP_NOT_FOUND, as for the group). */
+export async function listGroupLoans(p: Principal, groupId: string): Promise<VisibleLoan[]> {
+  const group = await getGroup(p, groupId);
+  if (!p.isAdmin && group.members.find((m) => m.userId === p.userId)?.status !== 'accepted') {
+    throw new DomainError('MF_GROUP_NOT_FOUND', `Group ${groupId} not found`);
+  }
   const { rows } = await getPool().query(`SELECT ${COLUMNS} FROM ${FROM} WHERE l.group_id = $1 ORDER BY l.created_at, l.id`, [groupId]);
-  return rows.map(toLoan);
+  return rows.map((r) => visibleLoan(p, toLoan(r)));
 }
 
 /**
@@ -97,7 +111,7 @@ export async function listGroupLoans(p: Principal, groupId: string): Promise<Loa
  * The group must be active, the product active and of the environment, the principal within its range.
  * The product's terms are copied onto the loan.
  */
-export async function applyForLoan(p: Principal, groupId: string, input: { productId: string; principal: string; userId?: string }): Promise<Loan> {
+export async function applyForLoan(p: Principal, groupId: string, input: { productId: string; principal: string; userId?: string }): Promise<VisibleLoan> {
   return withTransaction(async (c) => {
     const group = await getGroup(p, groupId, c, true);
     if (group.status !== 'active') throw new DomainError('MF_INVALID_STATE', `group is ${group.status}`);
@@ -125,7 +139,8 @@ export async function applyForLoan(p: Principal, groupId: string, input: { produ
       [id, p.environment, groupId, borrowerId, acct[0].account_id, product.id, product.currency, principal, product.annualInterestRate, product.interestMethod,
         product.termInstalments, product.repaymentFrequency, product.graceInstalments, product.arrearsToleranceDays, `mf-loan-${id}`],
     );
-    return (await loadLoan(id, c))!;
+    // A leader applying for a member is shown the loan without the member's account.
+    return visibleLoan(p, (await loadLoan(id, c))!);
   });
 }
 

@@ -6,7 +6,7 @@
 import type { Principal } from '../auth/principal';
 import { getPool } from '../db/pool';
 import { DecimalMoney as D } from '../money/amount';
-import { getLoan, type Loan } from './loans';
+import { getLoan, visibleLoan, type Loan, type VisibleLoan } from './loans';
 import { daysBetween, isoDate } from './schedule';
 
 export interface InstalmentView {
@@ -27,7 +27,8 @@ export interface RepaymentView {
   id: string;
   amount: string;
   source: string;
-  payerAccountId: string;
+  /** Shown to operators and to the owner of the paying account (the guarantee fund's: the leader). */
+  payerAccountId: string | null;
   entryId: string;
   allocation: unknown;
   paidOn: string;
@@ -35,14 +36,14 @@ export interface RepaymentView {
 }
 
 export interface LoanView {
-  loan: Loan;
+  loan: VisibleLoan;
   schedule: InstalmentView[];
   repayments: RepaymentView[];
   totals: { paid: string; principalPaid: string; interestPaid: string; feesPaid: string; outstandingPrincipal: string; outstandingInterest: string; outstandingFees: string; arrears: string };
   daysPastDue: number;
 }
 
-export async function loanSchedule(loan: Loan): Promise<InstalmentView[]> {
+export async function loanSchedule(loan: Pick<Loan, 'id' | 'precision'>): Promise<InstalmentView[]> {
   const p = loan.precision;
   const { rows } = await getPool().query(
     `SELECT number, to_char(due_date, 'YYYY-MM-DD') AS due_date, to_char(paid_on, 'YYYY-MM-DD') AS paid_on,
@@ -68,13 +69,15 @@ export async function getLoanView(principal: Principal, id: string, nowMs = Date
   const open = loan.status === 'active';
   const oldestUnpaid = schedule.find((i) => i.paidOn === null);
   const arrears = open ? sum((i) => (i.paidOn === null && i.dueDate < today ? new D(i.totalDue).minus(i.totalPaid) : '0')) : new D(0);
+  // Other members' accounts stay hidden, as in the group's view.
   const { rows } = await getPool().query(
-    `SELECT id, round(amount, $2)::text AS amount, source, payer_account_id, entry_id, allocation, to_char(paid_on, 'YYYY-MM-DD') AS paid_on, created_at
-       FROM mf_loan_repayments WHERE loan_id = $1 ORDER BY created_at, id`,
-    [loan.id, p],
+    `SELECT r.id, round(r.amount, $2)::text AS amount, r.source, CASE WHEN $3 OR a.user_id = $4 THEN r.payer_account_id END AS payer_account_id,
+            r.entry_id, r.allocation, to_char(r.paid_on, 'YYYY-MM-DD') AS paid_on, r.created_at
+       FROM mf_loan_repayments r LEFT JOIN accounts a ON a.id = r.payer_account_id WHERE r.loan_id = $1 ORDER BY r.created_at, r.id`,
+    [loan.id, p, principal.isAdmin, principal.userId],
   );
   return {
-    loan,
+    loan: visibleLoan(principal, loan),
     schedule,
     repayments: rows.map((r) => ({ id: r.id, amount: r.amount, source: r.source, payerAccountId: r.payer_account_id, entryId: r.entry_id, allocation: r.allocation, paidOn: r.paid_on, createdAt: r.created_at })),
     totals: {

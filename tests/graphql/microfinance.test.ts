@@ -132,7 +132,8 @@ describe('group loans over GraphQL', () => {
       })
     ).applyForGroupLoan;
     loanId = applied.id;
-    expect(applied).toMatchObject({ status: 'applied', userId: borrower.userId, accountId: acct.borrower, principal: '600.00' });
+    // The leader applied for the borrower: the borrower's account is theirs and the operators' to see (as on REST).
+    expect(applied).toMatchObject({ status: 'applied', userId: borrower.userId, accountId: null, principal: '600.00' });
     await gqlRefused(t, `mutation ($id: ID!) { approveGroupLoan(id: $id) { status } }`, 'ADMIN_REQUIRED', 403, { id: loanId }, borrower.headers);
     expect((await gqlOk(t, `mutation ($id: ID!) { approveGroupLoan(id: $id) { status approvedBy } }`, { id: loanId }, op.headers)).approveGroupLoan).toEqual({ status: 'approved', approvedBy: op.userId });
     const before = await available(t, borrower, acct.borrower);

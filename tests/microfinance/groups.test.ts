@@ -7,6 +7,7 @@ import { newId } from '../../domain/platform/ids';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { gql } from '../graphql/helpers';
 import { available, get, openAccount, post } from './mf-helpers';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 let t: TestApp;
 let op: TestUser;
@@ -272,5 +273,67 @@ describe('loan products', () => {
     const bad = await post(t, op.headers, '/loan-products', { ...body, principal_min: '6000' });
     expect(bad.statusCode).toBe(422);
     expect((await post(t, op.headers, '/loan-products', { ...body, currency: 'JPY', principal_min: '100.5' })).json().errors[0].code).toBe('AMOUNT_PRECISION');
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("a group of a tenant's customers: another customer of the tenant and a customer of another tenant get 404 on the group, its invitations and its loans; a declined invitee sees no loan; nothing changes", async () => {
+    const { t1, a, b, c } = await tenantCustomers(t.user.userId);
+    const [d, e, f] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
+    await getPool().query('UPDATE users SET tenant_id = $2 WHERE id = ANY($1::text[])', [[d.userId, e.userId, f.userId], t1]);
+    for (const u of [a, b, c, d, e, f]) await openAccount(t, u);
+    const pending = (await post(t, a.headers, '/groups', { name: 'Pending circle', members: [d.userId, e.userId] })).json().data;
+    const g = (await post(t, a.headers, '/groups', { name: 'Tenant circle', members: [d.userId, e.userId, f.userId] })).json().data;
+    for (const u of [d, e]) expect((await post(t, u.headers, `/groups/${g.id}/accept`)).statusCode).toBe(200);
+    expect((await post(t, f.headers, `/groups/${g.id}/decline`)).statusCode).toBe(200);
+    expect((await post(t, op.headers, `/groups/${g.id}/activate`)).statusCode).toBe(200);
+    const product = (await post(t, op.headers, '/loan-products', {
+      name: 'Tenant 6', currency: 'USD', principal_min: '50', principal_max: '500', annual_interest_rate: '0.2', interest_method: 'flat', term_instalments: 6, repayment_frequency: 'monthly',
+    })).json().data.id as string;
+    const applied = await post(t, a.headers, `/groups/${g.id}/loans`, { product_id: product, principal: '100.00' });
+    expect(applied.statusCode, applied.body).toBe(201);
+    const loan = applied.json().data.id as string;
+    const snapshot = async () => ({
+      groups: (await getPool().query('SELECT id, status FROM mf_groups WHERE id = ANY($1::text[]) ORDER BY id', [[pending.id, g.id]])).rows,
+      members: (await getPool().query('SELECT group_id, user_id, account_id, status FROM mf_group_members WHERE group_id = ANY($1::text[]) ORDER BY group_id, user_id', [[pending.id, g.id]])).rows,
+      loans: (await getPool().query('SELECT id, user_id, status FROM mf_loans WHERE group_id = $1 ORDER BY id', [g.id])).rows,
+    });
+    const before = await snapshot();
+    const groupNotFound = { status: 404, code: 'MF_GROUP_NOT_FOUND' };
+    const loanNotFound = { status: 404, code: 'MF_LOAN_NOT_FOUND' };
+    const MF = '/api/v1/microfinance';
+    const probes: Probe[] = [
+      { method: 'GET', url: `${MF}/groups/${pending.id}` },
+      { method: 'GET', url: `${MF}/groups/${g.id}` },
+      { method: 'POST', url: `${MF}/groups/${pending.id}/accept`, payload: {} },
+      { method: 'POST', url: `${MF}/groups/${pending.id}/decline`, payload: {} },
+      { method: 'GET', url: `${MF}/groups/${g.id}/loans` },
+      { method: 'POST', url: `${MF}/groups/${g.id}/loans`, payload: { product_id: product, principal: '100.00' } },
+      { method: 'POST', url: `${MF}/groups/${g.id}/loans`, payload: { product_id: product, principal: '100.00', user_id: a.userId } },
+      { method: 'GET', url: `${MF}/loans/${loan}`, expect: loanNotFound },
+      { method: 'GET', url: `${MF}/loans/${loan}/schedule`, expect: loanNotFound },
+      { method: 'GET', url: `${MF}/loans/${loan}/provision`, expect: loanNotFound },
+      { method: 'POST', url: `${MF}/loans/${loan}/repayments`, payload: { amount: '1.00' }, expect: loanNotFound },
+    ];
+    const secrets = [pending.id, g.id, loan, g.guarantee_account_id];
+    const wrong = await refusalsOf(t.app, probes, [['B (same tenant)', b.headers], ['C (other tenant)', c.headers]], groupNotFound, secrets);
+    for (const [who, u] of [['B', b], ['C', c]] as const) {
+      const list = await get(t, u.headers, '/groups');
+      if (secrets.some((x) => list.body.includes(x))) wrong.push(`${who} lists A's groups`);
+    }
+    // A customer of another tenant cannot invite A (the same answer as an unknown user).
+    const invite = await post(t, c.headers, '/groups', { name: 'Across', members: [a.userId, d.userId] });
+    if (invite.statusCode !== 422 || invite.json().errors[0].code !== 'MF_MEMBER_NOT_FOUND') wrong.push(`C invites A -> ${invite.statusCode} ${invite.body.slice(0, 120)}`);
+    // Whoever declined is no member: the group's loans are none of their business.
+    wrong.push(...(await refusalsOf(t.app, probes.slice(4, 5).concat(probes.slice(7, 9)), [['F (declined)', f.headers]], groupNotFound, [loan])));
+    // A member sees the group's loans, never another member's account (in the loan or the group);
+    // the guarantee fund, which A holds for the group, is the group's to pay into.
+    const { rows: accounts } = await getPool().query<{ id: string }>('SELECT id FROM accounts WHERE user_id = $1 AND id <> $2', [a.userId, g.guarantee_account_id]);
+    for (const url of [`/groups/${g.id}`, `/groups/${g.id}/loans`, `/loans/${loan}`]) {
+      const seen = await get(t, d.headers, url);
+      if (seen.statusCode !== 200 || accounts.some((x) => seen.body.includes(x.id))) wrong.push(`D (member) GET ${url} -> ${seen.statusCode} ${seen.body.slice(0, 200)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
   });
 });

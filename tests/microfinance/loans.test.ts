@@ -162,12 +162,21 @@ describe('group loans', () => {
     expect(done.status).toBe('closed');
     expect(done.totals).toMatchObject({ paid: '1066.19', principal_paid: '1000.00', interest_paid: '66.19', outstanding_principal: '0.00', arrears: '0.00' });
     // The guarantee fund first (50.00), then the other members in order: the leader (20.00), then the member (18.85).
-    const covers = done.repayments.filter((r: { source: string }) => r.source !== 'borrower').map((r: { source: string; payer_account_id: string; amount: string }) => [r.source, r.payer_account_id, r.amount]);
-    expect(covers).toEqual([
+    const covers = (v: { repayments: Array<{ source: string; payer_account_id: string | null; amount: string }> }) =>
+      v.repayments.filter((r) => r.source !== 'borrower').map((r) => [r.source, r.payer_account_id, r.amount]);
+    expect(covers((await get(t, op.headers, `/loans/${loanId}`)).json().data)).toEqual([
       ['guarantee_fund', fundId, '50.00'],
       ['group_member', acct.leader, '20.00'],
       ['group_member', acct.member, '18.85'],
     ]);
+    // The borrower sees who covered, not the other members' accounts (nor the fund the leader holds).
+    expect(covers(done)).toEqual([
+      ['guarantee_fund', null, '50.00'],
+      ['group_member', null, '20.00'],
+      ['group_member', null, '18.85'],
+    ]);
+    // The leader sees the fund they hold and their own account.
+    expect(covers((await get(t, leader.headers, `/loans/${loanId}`)).json().data).map((x) => x[1])).toEqual([fundId, acct.leader, null]);
     expect(await available(t, leader, fundId)).toBe('0.00');
     // The fund is frozen for life (its leader cannot move money out of it), yet joint liability drew on it, never below zero.
     expect((await getPool().query('SELECT status FROM accounts WHERE id = $1', [fundId])).rows[0].status).toBe('frozen');

@@ -63,7 +63,8 @@ export const microfinanceTypeDefs = /* GraphQL */ `
     groupId: ID!
     "The borrower."
     userId: ID!
-    accountId: ID!
+    "The borrower's account: shown only to the borrower and operators (null for other members)."
+    accountId: ID
     productId: ID!
     currency: String!
     principal: Decimal!
@@ -109,7 +110,8 @@ export const microfinanceTypeDefs = /* GraphQL */ `
     amount: Decimal!
     "borrower, group_member or guarantee_fund (joint liability)."
     source: String!
-    payerAccountId: ID!
+    "Shown only to operators and to the owner of the paying account (null for others)."
+    payerAccountId: ID
     entryId: ID!
     "How the amount went to fees, interest and principal, instalment by instalment."
     allocation: JSON!

@@ -1,6 +1,6 @@
 /** Wire shapes of groups, loan products and group loans (snake_case), and their presenters. */
 import type { Group } from '../../../domain/microfinance/groups';
-import type { Loan } from '../../../domain/microfinance/loans';
+import type { VisibleLoan } from '../../../domain/microfinance/loans';
 import type { LoanProduct } from '../../../domain/microfinance/products';
 import type { InstalmentView, LoanView } from '../../../domain/microfinance/view';
 import { decimalString, timestamp } from '../../schemas';
@@ -135,7 +135,8 @@ const statuses = ['applied', 'approved', 'active', 'closed', 'written_off', 'rej
 export const loanSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' }, group_id: { type: 'string' }, user_id: { type: 'string' }, account_id: { type: 'string' }, product_id: { type: 'string' },
+    id: { type: 'string' }, group_id: { type: 'string' }, user_id: { type: 'string' },
+    account_id: { type: ['string', 'null'], description: "The borrower's account: shown to the borrower and operators only (null for other members)" }, product_id: { type: 'string' },
     currency: { type: 'string' }, principal: { type: 'string' }, annual_interest_rate: { type: 'string' }, interest_method: { type: 'string', enum: methods },
     term_instalments: { type: 'integer' }, repayment_frequency: { type: 'string', enum: frequencies }, grace_instalments: { type: 'integer' },
     arrears_tolerance_days: { type: 'integer' }, status: { type: 'string', enum: statuses }, disbursement_entry_id: { type: ['string', 'null'] },
@@ -144,7 +145,7 @@ export const loanSchema = {
   },
 };
 
-export function presentLoan(l: Loan) {
+export function presentLoan(l: VisibleLoan) {
   return {
     id: l.id, group_id: l.groupId, user_id: l.userId, account_id: l.accountId, product_id: l.productId, currency: l.currency, principal: l.principal,
     annual_interest_rate: l.annualInterestRate, interest_method: l.interestMethod, term_instalments: l.termInstalments, repayment_frequency: l.repaymentFrequency,
@@ -181,7 +182,8 @@ export const loanDetailSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string' }, amount: money, source: { type: 'string', enum: ['borrower', 'group_member', 'guarantee_fund'] }, payer_account_id: { type: 'string' },
+          id: { type: 'string' }, amount: money, source: { type: 'string', enum: ['borrower', 'group_member', 'guarantee_fund'] },
+          payer_account_id: { type: ['string', 'null'], description: 'Shown to operators and to the owner of the paying account (null otherwise)' },
           entry_id: { type: 'string' }, allocation: { type: 'object', additionalProperties: true }, paid_on: date, created_at: timestamp,
         },
       },
