@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { exchangeQuote } from '../../domain/microfinance/teller';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 /**
  * Teller cash (docs/microfinance-teller.md): vault funding, cashier sessions with floats, counter
@@ -140,9 +141,12 @@ describe('cashier sessions and counter transactions', () => {
   });
 
   it('a teller of another office cannot open a session there nor use or see its sessions', async () => {
+    // Another office is not theirs to see (GET /offices does not list it): 404, as for an office that does not exist.
     const open = await call(teller2.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '1.00' }] });
-    expect(open.statusCode).toBe(403);
-    expect(errorCode(open)).toBe('TELLER_NOT_IN_OFFICE');
+    expect([open.statusCode, errorCode(open)]).toEqual([404, 'OFFICE_NOT_FOUND']);
+    // Staff of the office who are no teller there: 403.
+    const notTeller = await call(supervisor.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '1.00' }] });
+    expect([notTeller.statusCode, errorCode(notTeller)]).toEqual([403, 'TELLER_NOT_IN_OFFICE']);
     session2 = (await ok(teller2.headers, 'POST', `${MF}/teller/sessions`, { office_id: office2, allocations: [{ currency: 'USD', amount: '500.00' }] })).id;
     const use = await txn(teller2.headers, { session_id: session, type: 'cash_deposit', account_id: account, amount: '1.00', currency: 'USD' });
     expect(use.statusCode).toBe(404);
@@ -318,5 +322,44 @@ describe('cashier sessions and counter transactions', () => {
     });
     expect(exact.status).toBe('closed');
     expect(await ledgerBalance(`mf:vault:${office2}`, 'JPY')).toBe('150');
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("customers of a tenant and of another tenant get 404 on the branch's office, sessions and transactions; a platform branch does not serve a tenant's customer; nothing changes", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    const open = await ok(teller.headers, 'POST', `${MF}/teller/sessions`, { office_id: office, allocations: [{ currency: 'USD', amount: '10.00' }] });
+    const own = async (u: TestUser) => (await ok(u.headers, 'POST', '/api/v2/accounts', { name: 'tenant' })).uuid as string;
+    const aAccount = await own(a);
+    // The tenant's customer is served by the tenant, not at a platform branch (as if the account did not exist).
+    const served = await txn(teller.headers, { session_id: open.id, type: 'cash_deposit', account_id: aAccount, amount: '1.00', currency: 'USD' });
+    expect([served.statusCode, errorCode(served)]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+    const snapshot = async () => ({
+      sessions: (await getPool().query('SELECT id, status, counted_at FROM mf_teller_sessions WHERE id = ANY($1::text[]) ORDER BY id', [[session, open.id]])).rows,
+      transactions: (await getPool().query<{ n: number }>('SELECT count(*)::int AS n FROM mf_teller_transactions WHERE session_id = ANY($1::text[])', [[session, open.id]])).rows[0].n,
+      vault: await ledgerBalance(`mf:vault:${office}`, 'USD'),
+    });
+    const before = await snapshot();
+    const notFound = { status: 404, code: 'TELLER_SESSION_NOT_FOUND' };
+    const wrong: string[] = [];
+    for (const [who, u] of [['B (same tenant)', b], ['C (other tenant)', c]] as const) {
+      const probes: Probe[] = [
+        { method: 'POST', url: `${MF}/teller/sessions`, payload: { office_id: office, allocations: [{ currency: 'USD', amount: '1.00' }] }, expect: { status: 404, code: 'OFFICE_NOT_FOUND' } },
+        { method: 'GET', url: `${MF}/teller/sessions/${session}` },
+        { method: 'GET', url: `${MF}/teller/sessions/${open.id}` },
+        { method: 'POST', url: `${MF}/teller/sessions/${open.id}/close`, payload: { counted: [{ currency: 'USD', amount: '10.00' }] } },
+        { method: 'POST', url: `${MF}/teller/sessions/${open.id}/variance/approve`, payload: {} },
+        { method: 'GET', url: `${MF}/teller/transactions?session_id=${open.id}` },
+        { method: 'POST', url: `${MF}/teller/transactions`, payload: { session_id: open.id, type: 'cash_deposit', account_id: await own(u), amount: '1.00', currency: 'USD' } },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, u.headers]], notFound, [office, office2, session, open.id])));
+      for (const url of [`${MF}/offices`, `${MF}/teller/sessions`]) {
+        const list = await call(u.headers, 'GET', url);
+        if (list.statusCode !== 200 || list.json().data.length !== 0) wrong.push(`${who} GET ${url} -> ${list.body.slice(0, 120)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    expect((await ok(teller.headers, 'POST', `${MF}/teller/sessions/${open.id}/close`, { counted: [{ currency: 'USD', amount: '10.00' }] })).status).toBe('closed');
   });
 });

@@ -79,6 +79,18 @@ export async function officeById(environment: Environment, id: string, client: Q
   return toOffice(rows[0]);
 }
 
+/**
+ * The office if the caller may see it: operators any of the environment, staff their offices.
+ * Anyone else gets OFFICE_NOT_FOUND, as for an office that does not exist (GET /offices lists none).
+ */
+export async function visibleOffice(p: Principal, id: string, client: Queryable = getPool()): Promise<Office> {
+  const office = await officeById(p.environment, id, client);
+  if (p.isAdmin) return office;
+  const staff = await client.query('SELECT 1 FROM mf_office_staff WHERE office_id = $1 AND user_id = $2', [office.id, p.userId]);
+  if (staff.rowCount === 0) throw new DomainError('OFFICE_NOT_FOUND', `Office ${id} not found`);
+  return office;
+}
+
 export async function createOffice(p: Principal, input: { name: string; external_id?: string; parent_id?: string; fx_spread?: string }): Promise<Office> {
   if (input.parent_id !== undefined) {
     const parent = await getPool().query('SELECT 1 FROM mf_offices WHERE id = $1 AND environment = $2', [input.parent_id, p.environment]);

@@ -17,7 +17,7 @@ import { DecimalMoney, parseAmount, AmountError, parseRequestAmount } from '../.
 import type { Environment } from '../../platform/environment';
 import { DomainError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { hasRole, officeById } from './offices';
+import { hasRole, visibleOffice } from './offices';
 import { cashVarianceAccount, cr, dr, post, tillAccount, vaultAccount } from './ledger';
 
 export type SessionStatus = 'open' | 'variance_pending' | 'closed';
@@ -152,14 +152,15 @@ function distinctCurrencies(list: Array<{ currency: string }>, field: string): v
 
 /**
  * Opens a cashier session for the calling teller at their office, with a float per currency from
- * the office vault. One unsettled session per teller (409 TELLER_SESSION_ALREADY_OPEN).
+ * the office vault. An office the caller is not staff of is 404 OFFICE_NOT_FOUND; staff who are no
+ * teller there 403 TELLER_NOT_IN_OFFICE. One unsettled session per teller (409 TELLER_SESSION_ALREADY_OPEN).
  */
 export async function openSession(
   p: Principal,
   input: { office_id: string; allocations: Array<{ currency: string; amount: string }> },
   idempotencyKey?: string,
 ): Promise<TellerSession> {
-  const office = await officeById(p.environment, input.office_id);
+  const office = await visibleOffice(p, input.office_id);
   if (!(await hasRole(office.id, p.userId, 'teller'))) {
     throw new DomainError('TELLER_NOT_IN_OFFICE', 'The caller is not a teller of this office', '/office_id');
   }
