@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { fundUsdc, paymentHeader, payWithClient, registerPayer, requiredFrom, testPayer } from './helpers';
+import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
 let t: TestApp;
 let operator: TestUser;
@@ -140,5 +141,65 @@ describe('spending limits', () => {
     expect((await call('POST', '/api/v2/x402/wallets', other.headers, { address: stranger.address, account_id: acct, signature: '0x00' })).statusCode).toBe(404);
     expect((await call('GET', '/api/v2/x402/wallets', other.headers)).json().data).toEqual([]);
     expect((await call('DELETE', `/api/v2/x402/wallets/${payer.address}`, other.headers)).statusCode).toBe(404);
+  });
+});
+
+describe('tenant isolation (issue 41)', () => {
+  it("A's wallet, limits, agent key and payments: another customer of the tenant and a customer of another tenant get 404, find none in their lists, and paying for A's priced resource serves and charges nothing", async () => {
+    const { a, b, c } = await tenantCustomers(t.user.userId);
+    const aAcct = (await call('POST', '/api/v2/accounts', a.headers, { name: 'tenant A' })).json().data.uuid as string;
+    const payer = testPayer();
+    await fundUsdc(await registerPayer(t, a.headers, payer), 'base', '1.00');
+    expect((await call('PUT', `/x402/spending-limits/payers/${payer.address}`, a.headers, { per_request_max: '0.5', daily_max: '1' })).statusCode).toBe(200);
+    const agent = (await call('POST', '/api/v2/api-keys', a.headers, { name: 'agent', agent: true })).json().data.id as string;
+    // A pays for A's own priced resource (the transactions of A's account).
+    const priced = `/api/v2/accounts/${aAcct}/transactions`;
+    const required = requiredFrom((await call('GET', priced, a.headers)).headers);
+    expect((await call('GET', priced, { ...a.headers, ...paymentHeader(await payWithClient(payer, required)) })).statusCode).toBe(200);
+    const { rows: paid } = await getPool().query<{ id: string }>('SELECT id FROM x402_payments WHERE payer = $1', [payer.address.toLowerCase()]);
+    const snapshot = async () => ({
+      wallets: (await getPool().query('SELECT address, user_id, account_id FROM x402_wallets WHERE user_id = $1 ORDER BY address', [a.userId])).rows,
+      limits: (await call('GET', '/x402/spending-limits', a.headers)).json().data,
+      payments: (await getPool().query('SELECT id, status FROM x402_payments ORDER BY id')).rows,
+    });
+    const before = await snapshot();
+    const secrets = [payer.address, payer.address.toLowerCase(), agent, aAcct, ...paid.map((r) => r.id)];
+    const limits = { per_request_max: '25', daily_max: '250' };
+    const wrong: string[] = [];
+    for (const [who, u] of [['B (same tenant)', b], ['C (other tenant)', c]] as const) {
+      const probes: Probe[] = [
+        { method: 'PUT', url: `/x402/spending-limits/payers/${payer.address}`, payload: limits },
+        { method: 'DELETE', url: `/x402/spending-limits/payers/${payer.address}` },
+        { method: 'PUT', url: `/x402/spending-limits/agents/${agent}`, payload: limits, expect: { status: 404, code: 'API_KEY_NOT_FOUND' } },
+        { method: 'DELETE', url: `/x402/spending-limits/agents/${agent}`, expect: { status: 404, code: 'API_KEY_NOT_FOUND' } },
+        { method: 'DELETE', url: `/x402/wallets/${payer.address}` },
+      ];
+      wrong.push(...(await refusalsOf(t.app, probes, [[who, u.headers]], { status: 404, code: 'WALLET_NOT_FOUND' }, secrets)));
+      // Prices are the environment's, set by operators: a customer changes none (403), and sees them.
+      const price = (await call('GET', '/x402/endpoints', u.headers)).json().data.find((e: { path: string }) => e.path === '/api/v2/accounts/:uuid/transactions');
+      const del = await call('DELETE', `/x402/endpoints/${price.id}`, u.headers);
+      if (del.statusCode !== 403 || del.json().errors[0].code !== 'ADMIN_REQUIRED') wrong.push(`${who} DELETE price -> ${del.statusCode}`);
+      for (const url of ['/x402/wallets', '/x402/spending-limits', '/x402/payments']) {
+        const list = await call('GET', url, u.headers);
+        const leaked = secrets.filter((x) => list.body.includes(x));
+        if (list.statusCode !== 200 || leaked.length) wrong.push(`${who} GET ${url} -> ${list.statusCode} ${leaked.join(',')}`);
+      }
+      // Their own funded wallet pays for A's resource: A's data stays A's (404) and nothing is charged.
+      const own = testPayer();
+      await fundUsdc(await registerPayer(t, u.headers, own), 'base', '1.00');
+      const ask = await call('GET', priced, u.headers);
+      const r = await call('GET', priced, { ...u.headers, ...paymentHeader(await payWithClient(own, requiredFrom(ask.headers))) });
+      if (r.statusCode !== 404 || secrets.some((x) => r.body.includes(x) && x !== aAcct)) wrong.push(`${who} paid GET ${priced} -> ${r.statusCode} ${r.body.slice(0, 120)}`);
+      const charged = await getPool().query('SELECT id FROM x402_payments WHERE payer = $1', [own.address.toLowerCase()]);
+      if (charged.rowCount !== 0) wrong.push(`${who} was charged for A's resource`);
+    }
+    // An operator of the other environment does not see this environment's price.
+    const price = (await call('GET', '/x402/endpoints', a.headers)).json().data.find((e: { path: string }) => e.path === '/api/v2/accounts/:uuid/transactions');
+    const prodOperator = await createTestUser({ environment: 'production', admin: true });
+    const gone = await call('DELETE', `/x402/endpoints/${price.id}`, prodOperator.headers);
+    if (gone.statusCode !== 404 || gone.json().errors[0].code !== 'ENDPOINT_NOT_FOUND') wrong.push(`production operator DELETE sandbox price -> ${gone.statusCode}`);
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    expect((await call('GET', '/x402/endpoints', a.headers)).json().data.map((e: { id: string }) => e.id)).toContain(price.id);
   });
 });
