@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { withTransaction, type Queryable } from '../db/pool';
+import { getPool, withTransaction, type Queryable } from '../db/pool';
 import { getPrisma } from '../db/prisma';
 import { loadConfig } from '../platform/config';
 import { newId, randomToken } from '../platform/ids';
@@ -58,26 +58,38 @@ async function signAccess(userId: string, sessionId: string, environment: Enviro
     .sign(jwtKey());
 }
 
-/** How a login session was started (user_sessions.auth_method): a passkey session is biometric. */
-export type AuthMethod = 'password' | 'passkey';
-
-/** A login session; a passkey session names its passkey, whose deletion revokes it (revokePasskeySessions). */
-export async function startSession(userId: string, environment: Environment, authMethod: AuthMethod = 'password', passkeyId: string | null = null): Promise<IssuedTokens> {
+/** A password login session (user_sessions.auth_method 'password'; 'passkey' sessions are biometric). */
+export async function startSession(userId: string, environment: Environment): Promise<IssuedTokens> {
   const cfg = loadConfig();
   const refresh = `rt_${randomToken(32)}`;
   const session = await getPrisma().userSession.create({
-    data: {
-      id: newId('sess'),
-      userId,
-      environment,
-      authMethod,
-      passkeyId,
-      refreshTokenHash: hashToken(refresh),
-      expiresAt: new Date(Date.now() + cfg.refreshTokenTtlSeconds * 1000),
-    },
+    data: { id: newId('sess'), userId, environment, authMethod: 'password', refreshTokenHash: hashToken(refresh), expiresAt: new Date(Date.now() + cfg.refreshTokenTtlSeconds * 1000) },
   });
+  return issued(userId, session.id, environment, refresh);
+}
+
+/**
+ * A passkey session (biometric), bound to its passkey, whose deletion revokes it
+ * (revokePasskeySessions); null when the passkey is gone. One statement that holds the passkey's
+ * row (FOR KEY SHARE) while it inserts: a deletion racing the sign-in either comes first (no
+ * session) or waits for this insert and then revokes the session with the others.
+ */
+export async function startPasskeySession(userId: string, environment: Environment, passkeyId: string): Promise<IssuedTokens | null> {
+  const cfg = loadConfig();
+  const refresh = `rt_${randomToken(32)}`;
+  const id = newId('sess');
+  const { rowCount } = await getPool().query(
+    `INSERT INTO user_sessions (id, user_id, environment, auth_method, passkey_id, refresh_token_hash, expires_at)
+     SELECT $1, $2, $3, 'passkey', c.id, $5, $6 FROM passkey_credentials c WHERE c.id = $4 AND c.user_id = $2 FOR KEY SHARE`,
+    [id, userId, environment, passkeyId, hashToken(refresh), new Date(Date.now() + cfg.refreshTokenTtlSeconds * 1000)],
+  );
+  return rowCount === 1 ? issued(userId, id, environment, refresh) : null;
+}
+
+async function issued(userId: string, sessionId: string, environment: Environment, refresh: string): Promise<IssuedTokens> {
+  const cfg = loadConfig();
   return {
-    access_token: await signAccess(userId, session.id, environment),
+    access_token: await signAccess(userId, sessionId, environment),
     token_type: 'Bearer',
     expires_in: cfg.accessTokenTtlSeconds,
     refresh_token: refresh,

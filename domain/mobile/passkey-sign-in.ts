@@ -22,7 +22,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type VerifiedAuthenticationResponse,
 } from '@simplewebauthn/server';
-import { startSession, type IssuedTokens } from '../auth/sessions';
+import { startPasskeySession, type IssuedTokens } from '../auth/sessions';
 import { normalizeEmail } from '../auth/users';
 import { getPool } from '../db/pool';
 import type { Environment } from '../platform/environment';
@@ -169,6 +169,8 @@ export async function verifyPasskeyAssertion(input: PasskeyAssertion): Promise<P
 export async function signInWithPasskey(input: PasskeyAssertion, environment: Environment): Promise<PasskeySignIn> {
   const check = await verifyPasskeyAssertion(input);
   if (!check.ok) return check;
-  const tokens = await startSession(check.userId, environment, 'passkey', check.passkeyId);
+  const tokens = await startPasskeySession(check.userId, environment, check.passkeyId);
+  // Deleted since the check: refused like any unknown credential.
+  if (!tokens) return refuse('unknown_credential');
   return { ok: true, tokens, credentialId: check.credentialId, userId: check.userId };
 }

@@ -8,7 +8,7 @@
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Principal } from '../../domain/auth/principal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticateAccessToken } from '../../domain/auth/sessions';
+import { authenticateAccessToken, startPasskeySession } from '../../domain/auth/sessions';
 import { getPool } from '../../domain/db/pool';
 import { verifyPasskeyAssertion } from '../../domain/mobile/passkey-sign-in';
 import { registerPasskey } from '../../domain/mobile/passkeys';
@@ -403,5 +403,49 @@ describe('removal', () => {
     await expectRefused(body, /unknown_credential/);
     const list = await t.app.inject({ method: 'GET', url: `${BASE}/passkeys`, headers: alice.headers });
     expect(list.json().data.map((k: Json) => k.id)).not.toContain(alicePasskey.id);
+  });
+});
+
+describe('deletion racing its use (issue 41)', () => {
+  const liveSessions = async (passkeyId: string) =>
+    (await getPool().query<{ n: number }>('SELECT count(*)::int AS n FROM user_sessions WHERE passkey_id = $1 AND revoked_at IS NULL', [passkeyId])).rows[0].n;
+
+  it('a sign-in verified before its passkey is deleted but starting its session after gets no session', async () => {
+    const u = await createTestUser();
+    const key = new SoftwareAuthenticator({ counterStep: 0 });
+    const pk = (await register(u, key, 'Racing')).json().data as { id: string };
+    const check = await verifyPasskeyAssertion(verifyBody(key.get(await signInOptions(u.email))) as never);
+    expect(check.ok).toBe(true);
+    // The owner deletes it between the check and the session: the interleaving of a sign-in racing the deletion.
+    expect((await t.app.inject({ method: 'DELETE', url: `${BASE}/passkeys/${pk.id}`, headers: u.headers })).statusCode).toBe(204);
+    const tokens = await startPasskeySession(u.userId, 'sandbox', pk.id);
+    expect(tokens).toBeNull();
+    expect(await liveSessions(pk.id)).toBe(0);
+  });
+
+  it('twenty concurrent DELETEs of one passkey while its sessions sign in, refresh and call: exactly one deletion, no session left biometric', async () => {
+    const u = await createTestUser();
+    const key = new SoftwareAuthenticator({ counterStep: 0 });
+    const pk = (await register(u, key, 'Contested')).json().data as { id: string };
+    const signIn = async () => verify(verifyBody(key.get(await signInOptions(u.email))));
+    const live = (await signIn()).json();
+    // Assertions made before the race, sent during it.
+    const bodies = await Promise.all(Array.from({ length: 4 }, async () => verifyBody(key.get(await signInOptions(u.email)))));
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const [deletes, uses] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => t.app.inject({ method: 'DELETE', url: `${BASE}/passkeys/${pk.id}`, headers: u.headers }))),
+      Promise.all([
+        ...bodies.map((b) => verify(b)),
+        post('/api/auth/refresh', { refresh_token: live.refresh_token }),
+        t.app.inject({ method: 'GET', url: `${BASE}/session`, headers: bearer(live.access_token) }),
+      ]),
+    ]);
+    expect(deletes.map((r) => r.statusCode).sort()).toEqual([204, ...Array.from({ length: 19 }, () => 404)]);
+    expect((await getPool().query('SELECT 1 FROM passkey_credentials WHERE id = $1', [pk.id])).rowCount).toBe(0);
+    expect(await liveSessions(pk.id)).toBe(0);
+    // Whatever token the race handed out (a sign-in, a refresh) is refused now; sign-ins that lost are the usual 401.
+    const tokens = [live.access_token, ...uses.filter((r) => r.statusCode === 200 && r.json().access_token).map((r) => r.json().access_token as string)];
+    for (const token of tokens) expect((await t.app.inject({ method: 'GET', url: `${BASE}/session`, headers: bearer(token) })).statusCode).toBe(401);
+    for (const r of uses.slice(0, bodies.length)) expect([200, 401]).toContain(r.statusCode);
   });
 });
