@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../domain/auth/api-keys';
 import { moduleOfTags } from '../../domain/partner/modules';
 import { getPool } from '../../domain/db/pool';
 import { newId } from '../../domain/platform/ids';
+import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/openbanking/certificates';
+import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
+import { registerTpp } from '../../domain/openbanking/tpps';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 
@@ -196,6 +200,9 @@ let w: TestWorker;
 let a: TestUser;
 let b: TestUser;
 let operator: TestUser;
+/** A member (not the leader) of A's microfinance group, and the group's loan product. */
+let groupMember: TestUser;
+let groupProduct: string;
 const creds: Record<string, Record<string, string>> = {};
 /** Path parameter values by route prefix (longest prefix wins), and every id of A's. */
 const fixtures: Array<{ prefix: string; params: Record<string, string> }> = [];
@@ -353,6 +360,8 @@ beforeAll(async () => {
     name: 'matrix', currency: 'USD', principal_min: '1.00', principal_max: '100.00', annual_interest_rate: '0.12', interest_method: 'flat', term_instalments: 2, repayment_frequency: 'monthly',
   }, operator.headers)).id as string;
   const mfLoanReal = (await create(`/api/v1/microfinance/groups/${mfGroupReal}/loans`, { product_id: mfProductReal, principal: '10.00' })).id as string;
+  groupMember = mfMembers[0];
+  groupProduct = mfProductReal;
   fixtures.push({ prefix: '/api/v1/microfinance/groups/', params: { id: mfGroupReal } }, { prefix: '/api/v1/microfinance/loans/', params: { id: mfLoanReal } });
   BODIES['POST /api/v1/microfinance/groups/:id/loans'] = { product_id: mfProductReal, principal: '1.00' };
   BODIES['POST /api/v1/microfinance/loans/:id/repayments'] = { amount: '1.00' };
@@ -531,6 +540,32 @@ function fill(route: Route): string {
 /** A's ids in a response, other than those the request itself carried (a 404 may echo the id asked for). */
 const leaks = (body: string, sent: string) => [...aIds].filter((id) => body.includes(id) && !sent.includes(id));
 
+/**
+ * What is wrong when a caller who is not A (another user, or A's key of the other environment)
+ * calls a route on A's resources: anything but 404 (a body naming a missing resource may be a 422
+ * ..._NOT_FOUND), or an answer carrying A's ids. `except`: A's ids this caller may see.
+ */
+async function notReached(r: Route, who: string, headers: Record<string, string>, except: string[] = []): Promise<string[]> {
+  const url = fill(r);
+  const payload = r.method === 'GET' ? undefined : (BODIES[key(r)] ?? CROSS_BODIES[key(r)] ?? {});
+  const res = await call(r.method, url, headers, payload);
+  if (PARTNER_ROWS.includes(key(r))) {
+    return res.statusCode !== 401 || res.json().errors?.[0]?.code !== 'PARTNER_KEY_INVALID' ? [`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`] : [];
+  }
+  if (USER_SCOPED.includes(key(r)) && who === 'production key') return res.statusCode >= 300 ? [`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`] : [];
+  const wrong: string[] = [];
+  const found = leaks(res.body, url + JSON.stringify(payload ?? '')).filter((id) => !except.includes(id));
+  if (found.length > 0) wrong.push(`${who} ${key(r)} -> ${res.statusCode} leaks ${found.join(', ')}`);
+  // A body naming a missing resource may be a 422 ..._NOT_FOUND (as for a quote id that does not exist).
+  const notFound = res.statusCode === 404 || (key(r) in CROSS_BODIES && res.statusCode === 422 && /_NOT_FOUND$/.test(res.json().errors?.[0]?.code ?? ''));
+  if (ENVIRONMENT_SCOPED.includes(key(r)) && who !== 'production key') {
+    if (res.statusCode < 400 || res.statusCode >= 500 || res.statusCode === 403) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
+    return wrong;
+  }
+  if ((url !== r.path || key(r) in CROSS_BODIES) && !notFound) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
+  return wrong;
+}
+
 describe('authorization matrix', () => {
   it('covers every registered route', () => {
     const routes = routesOf(t.app);
@@ -599,28 +634,7 @@ describe('authorization matrix', () => {
     const wrong: string[] = [];
     for (const r of routesOf(t.app)) {
       if (isPublic(r) || OPERATOR_ONLY.includes(key(r))) continue;
-      const url = fill(r);
-      for (const [who, headers] of [['another user', b.headers], ['production key', creds.production]] as const) {
-        const payload = r.method === 'GET' ? undefined : (BODIES[key(r)] ?? CROSS_BODIES[key(r)] ?? {});
-        const res = await call(r.method, url, headers, payload);
-        if (PARTNER_ROWS.includes(key(r))) {
-          if (res.statusCode !== 401 || res.json().errors?.[0]?.code !== 'PARTNER_KEY_INVALID') wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
-          continue;
-        }
-        if (USER_SCOPED.includes(key(r)) && who === 'production key') {
-          if (res.statusCode >= 300) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
-          continue;
-        }
-        const found = leaks(res.body, url + JSON.stringify(payload ?? ''));
-        if (found.length > 0) wrong.push(`${who} ${key(r)} -> ${res.statusCode} leaks ${found.join(', ')}`);
-        // A body naming a missing resource may be a 422 ..._NOT_FOUND (as for a quote id that does not exist).
-        const notFound = res.statusCode === 404 || (key(r) in CROSS_BODIES && res.statusCode === 422 && /_NOT_FOUND$/.test(res.json().errors?.[0]?.code ?? ''));
-        if (ENVIRONMENT_SCOPED.includes(key(r)) && who === 'another user') {
-          if (res.statusCode < 400 || res.statusCode >= 500 || res.statusCode === 403) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
-          continue;
-        }
-        if ((url !== r.path || key(r) in CROSS_BODIES) && !notFound) wrong.push(`${who} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 160)}`);
-      }
+      for (const [who, headers] of [['another user', b.headers], ['production key', creds.production]] as const) wrong.push(...(await notReached(r, who, headers)));
     }
     expect(wrong).toEqual([]);
   });
@@ -675,5 +689,69 @@ describe('authorization matrix', () => {
       if (refused !== AGENT_REFUSED.includes(key(r))) wrong.push(`${key(r)} -> ${res.statusCode} ${res.body.slice(0, 120)}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("a group member sees the group and its loans but no other member's account, and cannot act as the leader, the borrower or an operator", async () => {
+    const group = fixtures.find((f) => f.prefix === '/api/v1/microfinance/groups/')!.params.id;
+    const loan = fixtures.find((f) => f.prefix === '/api/v1/microfinance/loans/')!.params.id;
+    const MF = '/api/v1/microfinance';
+    // The member's own rights on A's group (their answer stands: accepting again is the same answer).
+    const MEMBER: Record<string, { status: number; code?: string; body?: unknown }> = {
+      [`GET ${MF}/groups/:id`]: { status: 200 },
+      [`GET ${MF}/groups/:id/loans`]: { status: 200 },
+      [`GET ${MF}/loans/:id`]: { status: 200 },
+      [`GET ${MF}/loans/:id/schedule`]: { status: 200 },
+      [`POST ${MF}/groups/:id/accept`]: { status: 200 },
+      [`POST ${MF}/groups/:id/decline`]: { status: 409, code: 'MF_INVALID_STATE' },
+      // Applying for the leader is the leader's (or an operator's) right.
+      [`POST ${MF}/groups/:id/loans`]: { status: 403, code: 'MF_LEADER_REQUIRED', body: { product_id: groupProduct, principal: '1.00', user_id: a.userId } },
+      [`POST ${MF}/loans/:id/repayments`]: { status: 403, code: 'MF_BORROWER_REQUIRED' },
+    };
+    const wrong: string[] = [];
+    for (const r of routesOf(t.app)) {
+      if (isPublic(r)) continue;
+      const rule = MEMBER[key(r)];
+      if (!rule && !OPERATOR_ONLY.includes(key(r))) {
+        wrong.push(...(await notReached(r, 'group member', groupMember.headers, [group, loan])));
+        continue;
+      }
+      const url = fill(r);
+      const payload = r.method === 'GET' ? undefined : (rule?.body ?? BODIES[key(r)] ?? {});
+      const res = await call(r.method, url, groupMember.headers, payload);
+      const expected = rule ?? { status: 403, code: 'ADMIN_REQUIRED' };
+      const found = leaks(res.body, url + JSON.stringify(payload ?? '')).filter((id) => id !== group && id !== loan);
+      if (res.statusCode !== expected.status || (expected.code && res.json().errors?.[0]?.code !== expected.code) || found.length > 0) {
+        wrong.push(`${key(r)} -> ${res.statusCode} ${found.length ? `leaks ${found.join(', ')} ` : ''}${res.body.slice(0, 160)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("a TPP's certificate reaches only the PSD2 routes its roles allow, and no customer route", async () => {
+    const AIS = /^\/api\/v1\/open-banking\/(consents|accounts)(\/|$)/;
+    const PIS = /^\/api\/v1\/open-banking\/payments(\/|$)/;
+    const wrong: string[] = [];
+    let reached = 0;
+    for (const [roles, allowed] of [[['PSP_AI'], AIS], [['PSP_PI'], PIS]] as Array<[Psd2Role[], RegExp]>) {
+      const issued = await issueSandboxCertificate({ name: `Matrix ${roles.join(' ')}`, roles });
+      await registerTpp(issued.certificate);
+      const cert = { [TPP_CERTIFICATE_HEADER]: encodeURIComponent(issued.certificate) };
+      for (const r of routesOf(t.app)) {
+        const psd2 = AIS.test(r.path) || PIS.test(r.path);
+        if (!psd2 && isPublic(r)) continue;
+        const res = await call(r.method, fill(r), { ...cert, 'x-request-id': randomUUID() }, r.method === 'GET' ? undefined : {});
+        const code = res.json().errors?.[0]?.code;
+        if (!psd2) {
+          // The certificate is no credential for the customer API (nor for deciding an SCA as the customer).
+          if (res.statusCode !== 401) wrong.push(`${roles} ${key(r)} -> ${res.statusCode} ${res.body.slice(0, 120)}`);
+          continue;
+        }
+        const refused = res.statusCode === 403 && code === 'ROLE_INVALID';
+        if (refused === allowed.test(r.path) || res.statusCode === 401) wrong.push(`${roles} ${key(r)} -> ${res.statusCode} ${code}`);
+        if (!refused) reached++;
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(reached).toBeGreaterThan(15);
   });
 });

@@ -36,7 +36,7 @@ async function retryAfterOn429(_request: FastifyRequest, reply: FastifyReply, pa
 export function accountRoutes(app: FastifyInstance): void {
   const base = app.prefix;
   const call = (request: FastifyRequest) => ({ consentId: consentIdOf(request), psuPresent: psuPresent(request), base });
-  const common = { config: { public: true }, preHandler: tppCall('PSP_AI'), onSend: retryAfterOn429 };
+  const common = { config: { public: true }, preValidation: tppCall('PSP_AI'), onSend: retryAfterOn429 };
 
   app.get<{ Querystring: { withBalance?: boolean } }>(
     '/accounts',

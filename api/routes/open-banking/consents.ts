@@ -69,7 +69,7 @@ function consentLinks(base: string, c: Consent) {
 }
 
 export function consentRoutes(app: FastifyInstance): void {
-  const ai = { config: { public: true, idempotency: false as const }, preHandler: tppCall('PSP_AI') };
+  const ai = { config: { public: true, idempotency: false as const }, preValidation: tppCall('PSP_AI') };
 
   app.post<{ Body: ConsentRequest }>(
     '/consents',

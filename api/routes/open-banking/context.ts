@@ -32,7 +32,11 @@ export function psuPresent(request: FastifyRequest): boolean {
   return typeof v === 'string' && v.trim() !== '';
 }
 
-/** A preHandler: X-Request-ID, then the TPP by its certificate, then the role the route needs. */
+/**
+ * X-Request-ID, then the TPP by its certificate, then the role the route needs. Routes run it as
+ * preValidation: a TPP without the role is refused alike whatever body it sends (as a credential
+ * without the permission is, api/plugins/auth.ts), never told what its body lacks.
+ */
 export function tppCall(role: Psd2Role) {
   return async (request: FastifyRequest) => {
     requestIdOf(request);

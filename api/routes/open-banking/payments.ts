@@ -64,7 +64,7 @@ export function paymentRoutes(app: FastifyInstance): void {
 }
 
 function routes(app: FastifyInstance, maxBytes: number): void {
-  const pi = { config: { public: true, idempotency: false as const }, preHandler: tppCall('PSP_PI') };
+  const pi = { config: { public: true, idempotency: false as const }, preValidation: tppCall('PSP_PI') };
   const initiationHeaders = headersSchema(['psu-ip-address']);
 
   const initiate = async (request: FastifyRequest, product: string, body: PaymentBody) => {
