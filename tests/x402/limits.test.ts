@@ -150,7 +150,7 @@ describe('tenant isolation (issue 41)', () => {
     const aAcct = (await call('POST', '/api/v2/accounts', a.headers, { name: 'tenant A' })).json().data.uuid as string;
     const payer = testPayer();
     await fundUsdc(await registerPayer(t, a.headers, payer), 'base', '1.00');
-    expect((await call('PUT', `/x402/spending-limits/payers/${payer.address}`, a.headers, { per_request_max: '0.5', daily_max: '1' })).statusCode).toBe(200);
+    expect((await call('PUT', `/api/v2/x402/spending-limits/payers/${payer.address}`, a.headers, { per_request_max: '0.5', daily_max: '1' })).statusCode).toBe(200);
     const agent = (await call('POST', '/api/v2/api-keys', a.headers, { name: 'agent', agent: true })).json().data.id as string;
     // A pays for A's own priced resource (the transactions of A's account).
     const priced = `/api/v2/accounts/${aAcct}/transactions`;
@@ -159,7 +159,7 @@ describe('tenant isolation (issue 41)', () => {
     const { rows: paid } = await getPool().query<{ id: string }>('SELECT id FROM x402_payments WHERE payer = $1', [payer.address.toLowerCase()]);
     const snapshot = async () => ({
       wallets: (await getPool().query('SELECT address, user_id, account_id FROM x402_wallets WHERE user_id = $1 ORDER BY address', [a.userId])).rows,
-      limits: (await call('GET', '/x402/spending-limits', a.headers)).json().data,
+      limits: (await call('GET', '/api/v2/x402/spending-limits', a.headers)).json().data,
       payments: (await getPool().query('SELECT id, status FROM x402_payments ORDER BY id')).rows,
     });
     const before = await snapshot();
@@ -168,18 +168,18 @@ describe('tenant isolation (issue 41)', () => {
     const wrong: string[] = [];
     for (const [who, u] of [['B (same tenant)', b], ['C (other tenant)', c]] as const) {
       const probes: Probe[] = [
-        { method: 'PUT', url: `/x402/spending-limits/payers/${payer.address}`, payload: limits },
-        { method: 'DELETE', url: `/x402/spending-limits/payers/${payer.address}` },
-        { method: 'PUT', url: `/x402/spending-limits/agents/${agent}`, payload: limits, expect: { status: 404, code: 'API_KEY_NOT_FOUND' } },
-        { method: 'DELETE', url: `/x402/spending-limits/agents/${agent}`, expect: { status: 404, code: 'API_KEY_NOT_FOUND' } },
-        { method: 'DELETE', url: `/x402/wallets/${payer.address}` },
+        { method: 'PUT', url: `/api/v2/x402/spending-limits/payers/${payer.address}`, payload: limits },
+        { method: 'DELETE', url: `/api/v2/x402/spending-limits/payers/${payer.address}` },
+        { method: 'PUT', url: `/api/v2/x402/spending-limits/agents/${agent}`, payload: limits, expect: { status: 404, code: 'API_KEY_NOT_FOUND' } },
+        { method: 'DELETE', url: `/api/v2/x402/spending-limits/agents/${agent}`, expect: { status: 404, code: 'API_KEY_NOT_FOUND' } },
+        { method: 'DELETE', url: `/api/v2/x402/wallets/${payer.address}` },
       ];
       wrong.push(...(await refusalsOf(t.app, probes, [[who, u.headers]], { status: 404, code: 'WALLET_NOT_FOUND' }, secrets)));
       // Prices are the environment's, set by operators: a customer changes none (403), and sees them.
-      const price = (await call('GET', '/x402/endpoints', u.headers)).json().data.find((e: { path: string }) => e.path === '/api/v2/accounts/:uuid/transactions');
-      const del = await call('DELETE', `/x402/endpoints/${price.id}`, u.headers);
+      const price = (await call('GET', '/api/v2/x402/endpoints', u.headers)).json().data.find((e: { path: string }) => e.path === '/api/v2/accounts/:uuid/transactions');
+      const del = await call('DELETE', `/api/v2/x402/endpoints/${price.id}`, u.headers);
       if (del.statusCode !== 403 || del.json().errors[0].code !== 'ADMIN_REQUIRED') wrong.push(`${who} DELETE price -> ${del.statusCode}`);
-      for (const url of ['/x402/wallets', '/x402/spending-limits', '/x402/payments']) {
+      for (const url of ['/api/v2/x402/wallets', '/api/v2/x402/spending-limits', '/api/v2/x402/payments']) {
         const list = await call('GET', url, u.headers);
         const leaked = secrets.filter((x) => list.body.includes(x));
         if (list.statusCode !== 200 || leaked.length) wrong.push(`${who} GET ${url} -> ${list.statusCode} ${leaked.join(',')}`);
@@ -194,12 +194,12 @@ describe('tenant isolation (issue 41)', () => {
       if (charged.rowCount !== 0) wrong.push(`${who} was charged for A's resource`);
     }
     // An operator of the other environment does not see this environment's price.
-    const price = (await call('GET', '/x402/endpoints', a.headers)).json().data.find((e: { path: string }) => e.path === '/api/v2/accounts/:uuid/transactions');
+    const price = (await call('GET', '/api/v2/x402/endpoints', a.headers)).json().data.find((e: { path: string }) => e.path === '/api/v2/accounts/:uuid/transactions');
     const prodOperator = await createTestUser({ environment: 'production', admin: true });
-    const gone = await call('DELETE', `/x402/endpoints/${price.id}`, prodOperator.headers);
+    const gone = await call('DELETE', `/api/v2/x402/endpoints/${price.id}`, prodOperator.headers);
     if (gone.statusCode !== 404 || gone.json().errors[0].code !== 'ENDPOINT_NOT_FOUND') wrong.push(`production operator DELETE sandbox price -> ${gone.statusCode}`);
     expect(wrong).toEqual([]);
     expect(await snapshot()).toEqual(before);
-    expect((await call('GET', '/x402/endpoints', a.headers)).json().data.map((e: { id: string }) => e.id)).toContain(price.id);
+    expect((await call('GET', '/api/v2/x402/endpoints', a.headers)).json().data.map((e: { id: string }) => e.id)).toContain(price.id);
   });
 });
