@@ -22,8 +22,8 @@ import type pg from 'pg';
 import { closeAccount, ensureCustomerLedgerAccount } from '../accounts';
 import { postGuaranteeFundEntry, type LineInput } from '../ledger';
 import { DecimalMoney as D } from '../money/amount';
+import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
-import type { Group } from './groups';
 
 /** The fund's available balance in `currency`, its ledger account locked until the transaction ends (the draw posts under the same lock). */
 export async function lockedFundAvailable(fundId: string, currency: string, c: pg.PoolClient): Promise<string> {
@@ -40,7 +40,15 @@ export async function lockedFundAvailable(fundId: string, currency: string, c: p
 type Book = { id: string; asset_code: string; balance: string; pending: boolean; precision: number };
 
 /** Returns the fund to the members (one entry) and closes it, in the closing group's transaction. */
-export async function returnFund(g: Group, c: pg.PoolClient): Promise<string | null> {
+/** What the return needs of a group (structural, as groups.ts's Group has it: groups.ts imports this module). */
+export interface FundGroup {
+  id: string;
+  environment: Environment;
+  guaranteeAccountId: string | null;
+  members: ReadonlyArray<{ userId: string; status: string }>;
+}
+
+export async function returnFund(g: FundGroup, c: pg.PoolClient): Promise<string | null> {
   const fundId = g.guaranteeAccountId;
   if (!fundId) return null;
   // The lock order of domain/accounts: the account row, then its ledger accounts in id order.
@@ -126,7 +134,7 @@ export function split(total: Decimal, weights: Array<{ userId: string; weight: D
 }
 
 /** Where a member's share goes: their group account unless closed, else their oldest account still open (never a fund). */
-async function payee(g: Group, userId: string, c: pg.PoolClient): Promise<string> {
+async function payee(g: FundGroup, userId: string, c: pg.PoolClient): Promise<string> {
   const { rows } = await c.query<{ id: string }>(
     `SELECT a.id FROM accounts a
        LEFT JOIN mf_group_members m ON m.group_id = $3 AND m.user_id = a.user_id

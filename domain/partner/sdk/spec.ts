@@ -7,8 +7,9 @@
  * - routes of the requested modules (by first tag, domain/partner/modules.ts) and the platform's own
  *   routes that belong to no module (authentication, API keys, system, partner), never the
  *   operator-only Operations tag;
- * - of a tag that has operations under /api/V/, those; a tag published only under another version
- *   (the areas Versioning rule 2 puts under /api/v1) comes with its operations there;
+ * - of an operation published under /api/V/, that one; an operation published only under another
+ *   version (what Versioning rule 2 puts under /api/v1, such as the AI transaction query beside the
+ *   v2 AI routes) comes from the newest version that has it;
  * - unversioned paths only when no versioned twin exists (so /api/auth/* and
  *   /api/transactions/reverse stay, GET /api/accounts yields to GET /api/v2/accounts).
  * The result is a plain JSON text; its SHA-256 is part of every package's cache key.
@@ -97,14 +98,16 @@ function selectOperations(doc: OpenApiDocument, apiVersion: SdkApiVersion, modul
     METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method], version: versionOf(path), tag: item[method].tags?.[0] ?? '' })),
   );
   const wanted = all.filter((o) => o.tag && !EXCLUDED_TAGS.has(o.tag) && ((m) => m === null || modules.includes(m))(moduleOfTags(o.op.tags)));
-  const versionedTwins = new Set(all.filter((o) => o.version).map((o) => `${o.method} ${o.path.replace(/^\/api\/v\d+\//, '/api/')}`));
-  const versionsOfTag = new Map<string, string[]>();
-  for (const o of wanted) if (o.version) versionsOfTag.set(o.tag, [...(versionsOfTag.get(o.tag) ?? []), o.version]);
-  const versionFor = (tag: string) => {
-    const versions = versionsOfTag.get(tag) ?? [];
+  // One operation under every version it is published in: the same method and path without the version.
+  const operationKey = (o: { method: string; path: string }) => `${o.method} ${o.path.replace(/^\/api\/v\d+\//, '/api/')}`;
+  const versionedTwins = new Set(all.filter((o) => o.version).map(operationKey));
+  const versionsOf = new Map<string, string[]>();
+  for (const o of wanted) if (o.version) versionsOf.set(operationKey(o), [...(versionsOf.get(operationKey(o)) ?? []), o.version]);
+  const versionFor = (key: string) => {
+    const versions = versionsOf.get(key) ?? [];
     return versions.includes(apiVersion) ? apiVersion : [...versions].sort().at(-1);
   };
-  return wanted.filter((o) => (o.version === null ? !versionedTwins.has(`${o.method} ${o.path}`) : o.version === versionFor(o.tag)));
+  return wanted.filter((o) => (o.version === null ? !versionedTwins.has(`${o.method} ${o.path}`) : o.version === versionFor(operationKey(o))));
 }
 
 /** The filtered document (pure: same input, same text). serverUrl replaces the document's servers. */
