@@ -1,16 +1,14 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { LendingActivities } from '../activities/defi/lending';
 import type { WatchResult } from '../domain/defi/lending-liquidation';
 import { SA } from '../domain/temporal/search-attributes';
+import { dueAt } from './scheduled';
 
 const { lendingWatch } = proxyActivities<LendingActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
-/** Set by Temporal on every run a schedule starts: the instant it was due. */
-const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
 /**
  * Run every minute by the 'defi-lending-watch' schedule (domain/defi/lending-schedule.ts): every
@@ -20,7 +18,7 @@ const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', S
  */
 export async function lendingWatchWorkflow(): Promise<WatchResult> {
   const info = workflowInfo();
-  const at = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
+  const at = dueAt();
   const result = await lendingWatch({ asOfMs: at.getTime(), runId: info.workflowId });
   upsertSearchAttributes([{ key: SA.businessStatus, value: result.liquidated > 0 ? 'liquidated' : result.warned > 0 ? 'warned' : 'healthy' }] as never);
   return result;

@@ -1,15 +1,13 @@
-import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { MfProvisioningActivities, ProvisionRunSummary } from '../activities/microfinance/provisioning';
 import { SA } from '../domain/temporal/search-attributes';
+import { dueAt } from './scheduled';
 
 const { mfProvisioningScopes, mfProvisionScope } = proxyActivities<MfProvisioningActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
 
-/** Set by Temporal on every run a schedule starts: the instant it was due (not when it began). */
-const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
 /**
  * Run daily by the 'mf-provisioning-daily' schedule: the IFRS 9 provisioning of every environment
@@ -19,8 +17,7 @@ const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', S
  * input or the workflow info, the work from the activities.
  */
 export async function mfProvisioningWorkflow(input: { runDate?: string } = {}): Promise<{ runDate: string; runs: ProvisionRunSummary[] }> {
-  const info = workflowInfo();
-  const at = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
+  const at = dueAt();
   const runDate = input.runDate ?? at.toISOString().slice(0, 10);
   upsertSearchAttributes([{ key: SA.businessStatus, value: 'provisioning' }] as never);
   const runs: ProvisionRunSummary[] = [];

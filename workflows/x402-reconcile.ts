@@ -1,16 +1,14 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { X402Activities } from '../activities/x402';
 import type { ReconcileReport } from '../domain/x402/reconcile';
 import { SA } from '../domain/temporal/search-attributes';
+import { dueAt } from './scheduled';
 
 const { reconcileX402Settlements } = proxyActivities<X402Activities>({
   startToCloseTimeout: '4 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
-/** Set by Temporal on every run a schedule starts: the instant it was due. */
-const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
 /**
  * Run every 5 minutes by the 'x402-settlement-reconcile' schedule (domain/x402/reconcile.ts):
@@ -19,8 +17,7 @@ const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', S
  * URL for their network, a node that did not answer) are logged and show in BusinessStatus.
  */
 export async function x402ReconcileWorkflow(): Promise<ReconcileReport> {
-  const info = workflowInfo();
-  const at = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
+  const at = dueAt();
   const report = await reconcileX402Settlements({ asOfMs: at.getTime() });
   if (report.unconfigured > 0) log.warn('x402 settlements left unreconciled: no JSON-RPC URL (X402_RPC_URLS)', { networks: report.unconfigured_networks, payments: report.unconfigured });
   if (report.errors > 0) log.warn('x402 settlements left unreconciled: the node did not answer', { payments: report.errors });
