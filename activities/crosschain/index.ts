@@ -11,6 +11,7 @@ import { ensureChainLedgerAccount } from '../../domain/chains/books';
 import { getChain, homeChain, tokenForAsset } from '../../domain/chains/registry';
 import { attesterFor } from '../../domain/crosschain/attestation';
 import {
+  bridgeEventsSeen,
   deliversOutsidePlatform,
   getBridgeQuote,
   lockBridgeTransfer,
@@ -128,8 +129,7 @@ export function createCrosschainActivities() {
       const latest = passing ? null : await latestCheck(t.id, t.environment);
       await withTransaction(async (c) => {
         const locked = await lockBridgeTransfer(c, t.id);
-        const { rows } = await c.query<{ status: string }>(`SELECT status FROM bridge_transfer_events WHERE transfer_id = $1 AND status LIKE 'travel_rule_%'`, [t.id]);
-        const seen = new Set(rows.map((r) => r.status));
+        const seen = await bridgeEventsSeen(c, t.id, ['travel_rule_required', 'travel_rule_passed']);
         if (!seen.has('travel_rule_required')) {
           await recordBridgeEvent(c, locked, 'travel_rule_required', {
             jurisdiction: req.row.jurisdiction,

@@ -6,7 +6,7 @@
  * reserved, for an operator's decision. A bridge to the account's own custody address has no one
  * outside to screen.
  */
-import { deliversOutsidePlatform, lockBridgeTransfer, recordBridgeEvent } from '../../domain/crosschain';
+import { bridgeEventsSeen, deliversOutsidePlatform, lockBridgeTransfer, recordBridgeEvent } from '../../domain/crosschain';
 import { withTransaction } from '../../domain/db/pool';
 import { holdOf, screenOutgoingParty, type OutgoingScreening } from '../../domain/regtech/holds';
 
@@ -24,8 +24,7 @@ export function createBridgeScreeningActivities() {
         if (!deliversOutsidePlatform(t)) return { held: false, holdId: null, reasonCode: null, matchedName: null, score: 0, listVersion: null };
         const r = await screenOutgoingParty(c, { environment: t.environment, userId: t.userId, subjectKind: 'bridge', subjectId: t.id, workflowId, party: 'recipient', name: t.recipientAddress, byAddress: true });
         // A retried activity whose first run committed finds its hold and its 'screened' row again.
-        const { rows } = await c.query(`SELECT 1 FROM bridge_transfer_events WHERE transfer_id = $1 AND status = 'screened'`, [t.id]);
-        if (rows[0]) return r;
+        if ((await bridgeEventsSeen(c, t.id, ['screened'])).size > 0) return r;
         await recordBridgeEvent(c, t, 'screened', {
           recipient_address: t.recipientAddress,
           sanctions_hit: r.held && r.reasonCode === 'SANCTIONS_HIT',
@@ -41,8 +40,7 @@ export function createBridgeScreeningActivities() {
     async recordBridgeHoldReleased({ transferId, holdId }: BridgeStepInput & { holdId: string }): Promise<void> {
       await withTransaction(async (c) => {
         const t = await lockBridgeTransfer(c, transferId);
-        const { rows } = await c.query(`SELECT 1 FROM bridge_transfer_events WHERE transfer_id = $1 AND status = 'released'`, [t.id]);
-        if (rows[0]) return;
+        if ((await bridgeEventsSeen(c, t.id, ['released'])).size > 0) return;
         const h = await holdOf('bridge', t.id, c);
         await recordBridgeEvent(c, t, 'released', { hold_id: holdId, decided_by: h?.decidedBy ?? null });
       });

@@ -7,7 +7,7 @@
  */
 import { withTransaction } from '../../domain/db/pool';
 import { LedgerError, postEntry } from '../../domain/ledger';
-import { emitIntentEvent, lockIntent, updateIntent, type IntentStatus } from '../../domain/mobile/intents';
+import { emitIntentEvent, lockIntent, markIntentExpired, markIntentSucceeded, returnIntentForConfirmation, type IntentStatus } from '../../domain/mobile/intents';
 import { DomainError } from '../../domain/platform/errors';
 import { getAsset } from '../../domain/assets';
 import type { TransferService } from '../../domain/transfers';
@@ -20,7 +20,7 @@ export function createMobileActivities(deps: { transfers: TransferService }) {
           const i = await lockIntent(c, intentId);
           if (!i) throw new DomainError('PAYMENT_INTENT_NOT_FOUND', `payment intent ${intentId} not found`);
           if (i.status === 'requires_confirmation' && nowMs >= i.expiresAt.getTime()) {
-            const u = await updateIntent(c, i.id, `status = 'expired', expired_at = now()`, []);
+            const u = await markIntentExpired(c, i.id);
             await emitIntentEvent(c, u, 'payment_intent.expired');
             return u.status;
           }
@@ -44,7 +44,7 @@ export function createMobileActivities(deps: { transfers: TransferService }) {
             },
             c,
           );
-          const u = await updateIntent(c, i.id, `status = 'succeeded', succeeded_at = now(), entry_id = $2, fee_amount = $3`, [entry.id, fee]);
+          const u = await markIntentSucceeded(c, i.id, entry.id, fee);
           await emitIntentEvent(c, u, 'payment_intent.completed');
           return u.status;
         });
@@ -54,7 +54,7 @@ export function createMobileActivities(deps: { transfers: TransferService }) {
         return withTransaction(async (c) => {
           const i = (await lockIntent(c, intentId))!;
           if (i.status !== 'processing') return i.status;
-          const u = await updateIntent(c, i.id, `status = 'requires_confirmation', last_error_code = $2, last_error_message = $3`, [err.code, err.message]);
+          const u = await returnIntentForConfirmation(c, i.id, err.code, err.message);
           return u.status;
         });
       }

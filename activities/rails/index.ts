@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ensureCustomerLedgerAccount } from '../../domain/accounts';
+import { accountFacts, ensureCustomerLedgerAccount } from '../../domain/accounts';
 import { buildAchFile } from '../../domain/ach/files';
 import { parseNachaFile } from '../../domain/ach/nacha';
 import { isBankingDay, zoned } from '../../domain/rails/calendar';
@@ -10,7 +10,9 @@ import { RailAdapterNotConfigured, railAdapter, RailGatewayRefused, RETURN_REASO
 import { addBankingDays, instantAt, planExecution, RAILS, type RailName } from '../../domain/rails/calendar';
 import {
   lockRailPayment,
+  nextAchTraceSequence,
   odfiRouting,
+  railEventSeen,
   recordRailEvent,
   updateRailPayment,
   type RailPayment,
@@ -92,8 +94,8 @@ export function createRailActivities() {
       await withTransaction(async (c) => {
         const p = await lockRailPayment(c, paymentId);
         if (p.status !== 'pending') return;
-        const { rows } = await c.query<{ status: string }>('SELECT status FROM accounts WHERE id = $1', [p.accountId]);
-        if (rows[0]?.status !== 'active') businessFailure(new DomainError(`ACCOUNT_${String(rows[0]?.status).toUpperCase()}`, `The account is ${rows[0]?.status}`));
+        const status = (await accountFacts(c, [p.accountId])).get(p.accountId)?.status;
+        if (status !== 'active') businessFailure(new DomainError(`ACCOUNT_${String(status).toUpperCase()}`, `The account is ${status}`));
         await recordRailEvent(c, p, 'validated');
       });
     },
@@ -153,8 +155,7 @@ export function createRailActivities() {
     async recordRailHoldReleased({ paymentId, holdId }: RailStepInput & { holdId: string }): Promise<void> {
       await withTransaction(async (c) => {
         const p = await lockRailPayment(c, paymentId);
-        const { rows } = await c.query(`SELECT 1 FROM rail_payment_events WHERE payment_id = $1 AND status = 'released'`, [p.id]);
-        if (rows[0]) return;
+        if (await railEventSeen(c, p.id, 'released')) return;
         const h = await holdOf('rail_payment', p.id, c);
         await recordRailEvent(c, p, 'released', { hold_id: holdId, decided_by: h?.decidedBy ?? null });
       });
@@ -172,19 +173,18 @@ export function createRailActivities() {
         if (ach) {
           let trace = p.traceNumber;
           if (!trace) {
-            const { rows } = await c.query<{ n: string }>(`SELECT nextval('ach_trace_seq')::text AS n`);
-            trace = traceNumber(odfi, rows[0].n);
+            trace = traceNumber(odfi, await nextAchTraceSequence(c));
           }
           const record = buildAchEntryRecord({ creditor: p.creditor, amount: p.amount, traceNumber: trace, individualId: p.id.slice(5, 20), odfiRouting: odfi, effectiveDate: plan.settlementDate });
           fields = { trace_number: trace, rail_message: record };
         } else {
-          const { rows } = await c.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [p.accountId]);
+          const debtor = (await accountFacts(c, [p.accountId])).get(p.accountId);
           const built = buildPacsOrFail({
             rail: p.rail,
             paymentId: p.id,
             amount: p.amount,
             currency: p.currency,
-            debtorName: rows[0]?.name || 'Account holder',
+            debtorName: debtor?.name || 'Account holder',
             debtorAccountId: p.accountId,
             odfiRouting: odfi,
             creditor: p.creditor,

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { accountFacts } from '../../domain/accounts';
 import { statusRefusal } from '../../domain/accounts/status';
 import type pg from 'pg';
 import { withTransaction as inTransaction } from '../../domain/db/pool';
@@ -42,11 +43,9 @@ export function createTransferActivities(deps: { pool: pg.Pool; transfers: Trans
       await withTransaction(async (c) => {
         const t = await lockTransfer(c, transferId);
         if (t.status !== 'pending') return;
-        const { rows } = await c.query<{ id: string; status: string }>('SELECT id, status FROM accounts WHERE id = ANY($1::text[])', [
-          [t.fromAccountId, t.toAccountId],
-        ]);
-        const from = rows.find((r) => r.id === t.fromAccountId)!;
-        const to = rows.find((r) => r.id === t.toAccountId)!;
+        const facts = await accountFacts(c, [t.fromAccountId, t.toAccountId]);
+        const from = facts.get(t.fromAccountId)!;
+        const to = facts.get(t.toAccountId)!;
         const refused = statusRefusal('from', from.status) ?? statusRefusal('to', to.status);
         if (refused) businessFailure(refused);
         await stepCompleted(c, t, 'validate');

@@ -227,6 +227,12 @@ async function setStatus(
   return account;
 }
 
+/** Status and name of accounts by id, whoever owns them (for steps acting on a record that names them). */
+export async function accountFacts(c: Queryable, ids: readonly string[]): Promise<Map<string, { status: AccountStatus; name: string }>> {
+  const { rows } = await c.query<{ id: string; status: AccountStatus; name: string }>('SELECT id, status, name FROM accounts WHERE id = ANY($1::text[])', [ids]);
+  return new Map(rows.map((r) => [r.id, { status: r.status, name: r.name }]));
+}
+
 /** Freezes an account: no new debits on any of its ledger accounts. Freezing a frozen account is a no-op. */
 export async function freezeAccount(id: string, scope: AccountScope = {}, client?: pg.PoolClient): Promise<Account> {
   return inTransaction(client, async (c) => {

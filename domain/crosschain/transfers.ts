@@ -178,6 +178,12 @@ function eventData(t: BridgeTransfer) {
 }
 
 /** History row, plus the bridge.* outbox event for initiated / completed / failed, in the caller's transaction. */
+/** The statuses a bridge's history already holds among `statuses` (a retried step finds what its first run wrote). */
+export async function bridgeEventsSeen(c: Queryable, transferId: string, statuses: readonly string[]): Promise<Set<string>> {
+  const { rows } = await c.query<{ status: string }>('SELECT DISTINCT status FROM bridge_transfer_events WHERE transfer_id = $1 AND status = ANY($2::text[])', [transferId, statuses]);
+  return new Set(rows.map((r) => r.status));
+}
+
 export async function recordBridgeEvent(c: Queryable, t: BridgeTransfer, status: string, detail: Record<string, unknown> = {}): Promise<void> {
   await c.query('INSERT INTO bridge_transfer_events (id, transfer_id, status, detail) VALUES ($1, $2, $3, $4)', [newId('bte'), t.id, status, JSON.stringify(detail)]);
   const type = status === 'pending' ? 'bridge.initiated' : status === 'completed' ? 'bridge.completed' : status === 'failed' ? 'bridge.failed' : null;

@@ -125,6 +125,21 @@ export async function updateIntent(c: Queryable, id: string, sets: string, value
   return reload(c, id);
 }
 
+/** Its time ran out before it was paid. */
+export function markIntentExpired(c: Queryable, id: string): Promise<PaymentIntent> {
+  return updateIntent(c, id, `status = 'expired', expired_at = now()`, []);
+}
+
+/** The payment step posted the intent's entry: it succeeded, with that entry and fee. */
+export function markIntentSucceeded(c: Queryable, id: string, entryId: string, fee: string): Promise<PaymentIntent> {
+  return updateIntent(c, id, `status = 'succeeded', succeeded_at = now(), entry_id = $2, fee_amount = $3`, [entryId, fee]);
+}
+
+/** The ledger refused the payment (funds, a frozen or closed account): back to the payer to confirm again. */
+export function returnIntentForConfirmation(c: Queryable, id: string, code: string, message: string): Promise<PaymentIntent> {
+  return updateIntent(c, id, `status = 'requires_confirmation', last_error_code = $2, last_error_message = $3`, [code, message]);
+}
+
 export interface CreateIntentInput {
   amount: string;
   currency: string;

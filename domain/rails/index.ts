@@ -133,6 +133,18 @@ export interface CreateRailPaymentInput {
 }
 
 /** Appends a history row and the matching outbox event, in the caller's transaction. */
+/** Whether a rail payment's history already holds `status` (a retried step finds what its first run wrote). */
+export async function railEventSeen(c: Queryable, paymentId: string, status: string): Promise<boolean> {
+  const { rows } = await c.query('SELECT 1 FROM rail_payment_events WHERE payment_id = $1 AND status = $2 LIMIT 1', [paymentId, status]);
+  return rows.length > 0;
+}
+
+/** The next ACH trace sequence number (the database sequence: unique across processes). */
+export async function nextAchTraceSequence(c: Queryable): Promise<string> {
+  const { rows } = await c.query<{ n: string }>(`SELECT nextval('ach_trace_seq')::text AS n`);
+  return rows[0].n;
+}
+
 export async function recordRailEvent(c: Queryable, p: RailPayment, status: string, detail: Record<string, unknown> = {}): Promise<void> {
   await c.query('INSERT INTO rail_payment_events (id, payment_id, status, detail) VALUES ($1, $2, $3, $4)', [newId('rpe'), p.id, status, JSON.stringify(detail)]);
   await writeOutboxEvent(c, {

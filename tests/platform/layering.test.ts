@@ -138,3 +138,23 @@ describe('layering: routes hold no SQL and no database access', () => {
     expect(isDatabaseModule('../../../domain/transfers')).toBe(false);
   });
 });
+
+/**
+ * Activities are the workflows' steps: they open a transaction (withTransaction) and call the domain,
+ * which owns every statement (issue 43: the last raw queries moved into domain/accounts, crosschain
+ * and rails). The same SQL scan over activities/.
+ */
+describe('layering: activities hold no SQL', () => {
+  const activityFiles = tsFiles(resolve(ROOT, 'activities'));
+
+  it('no string in an activity file is SQL', () => {
+    expect(activityFiles.length).toBeGreaterThan(10);
+    const offending = activityFiles.flatMap((file) => {
+      const sf = source(file);
+      return strings(sf)
+        .filter((s) => SQL.some((re) => re.test(s.text)))
+        .map((s) => `${at(sf, s.node)}: ${s.text.replace(/\s+/g, ' ').slice(0, 80)}`);
+    });
+    expect(offending).toEqual([]);
+  });
+});
