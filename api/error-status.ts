@@ -10,6 +10,11 @@
  * rafiki keeps errorToHTTPCode and errorToCode side by side; the domain stays transport-free.
  */
 export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  // 400 / 413: an XML body that is no XML, nests too deep, declares a DTD, or is too large (iso20022/safety.ts, xml.ts).
+  INVALID_XML: 400,
+  XML_TOO_DEEP: 400,
+  XML_DTD_FORBIDDEN: 400,
+  PAYLOAD_TOO_LARGE: 413,
   // 401: the TPP's certificate is its credential on open-banking calls (Berlin Group NextGenPSD2 codes).
   CERTIFICATE_MISSING: 401,
   CERTIFICATE_INVALID: 401,

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import { ApiError } from '../api/errors';
+import { Iso20022Error } from './errors';
 import { isCurrency, minorUnits } from './currencies';
 import type { XObj } from './build';
 import { text, type XEl } from './xml';
@@ -156,8 +156,8 @@ export function dateChoice(el: XEl | undefined): string | undefined {
   return text(el, 'Dt') ?? text(el, 'DtTm') ?? text(el);
 }
 
-export function invalid(pointer: string, detail: string, code = 'VALIDATION_ERROR'): ApiError {
-  return new ApiError(422, code, detail, { source: { pointer } });
+export function invalid(pointer: string, detail: string, code = 'VALIDATION_ERROR'): Iso20022Error {
+  return new Iso20022Error(code, detail, { pointer });
 }
 
 /** 32 hex characters: unique, and fits every Max35Text reference. */

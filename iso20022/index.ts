@@ -2,7 +2,7 @@
  * ISO 20022 public API: detect, parse (XML → JSON), generate (JSON → XML),
  * validate (XSD + business rules) and the list of supported types.
  */
-import { ApiError, type ErrorObject } from '../api/errors';
+import { Iso20022Error } from './errors';
 import { renderAppHdr, renderDocument, SchemaMismatchError } from './build';
 import {
   availableVersions, DEFAULT_HEAD_VERSION, HEAD_TYPE, isMessageType, MESSAGE_TYPES, namespaceOf as nsOfVersion, splitNamespace,
@@ -58,8 +58,8 @@ interface Loaded {
   detected: DetectedMessage;
 }
 
-function unsupported(detail: string): ApiError {
-  return new ApiError(422, 'UNSUPPORTED_MESSAGE_TYPE', detail);
+function unsupported(detail: string): Iso20022Error {
+  return new Iso20022Error('UNSUPPORTED_MESSAGE_TYPE', detail);
 }
 
 /** Finds Document and AppHdr: at the root, or inside an envelope (up to four levels down). */
@@ -313,34 +313,30 @@ export type GenerateResult = Json & {
 function resolveTypeAndVersion(input: Json): { type: MessageType; version: string } {
   const rawType = input.type ?? input.message_type;
   if (typeof rawType !== 'string' || !rawType) {
-    throw new ApiError(422, 'VALIDATION_ERROR', 'type is required (e.g. "pacs.008")', { source: { pointer: '/type' } });
+    throw new Iso20022Error('VALIDATION_ERROR', 'type is required (e.g. "pacs.008")', { pointer: '/type' });
   }
   // Accept a full version in `type` too ("pacs.008.001.09").
   const type = rawType.slice(0, 8);
   if (!isMessageType(type)) {
-    throw new ApiError(422, 'UNSUPPORTED_MESSAGE_TYPE', `Cannot generate ${rawType}; supported types: ${Object.keys(MESSAGE_TYPES).join(', ')}`, {
-      source: { pointer: '/type' },
-    });
+    throw new Iso20022Error('UNSUPPORTED_MESSAGE_TYPE', `Cannot generate ${rawType}; supported types: ${Object.keys(MESSAGE_TYPES).join(', ')}`, { pointer: '/type' });
   }
   const version = (typeof input.version === 'string' && input.version) || (rawType.length > 8 ? rawType : MESSAGE_TYPES[type].defaultVersion);
   if (!versionsOf(type).includes(version)) {
-    throw new ApiError(422, 'UNSUPPORTED_VERSION', `${version} is not available; ${type} versions: ${versionsOf(type).join(', ')}`, {
-      source: { pointer: input.version ? '/version' : '/type' },
-    });
+    throw new Iso20022Error('UNSUPPORTED_VERSION', `${version} is not available; ${type} versions: ${versionsOf(type).join(', ')}`, { pointer: input.version ? '/version' : '/type' });
   }
   return { type, version };
 }
 
 function mismatch(err: unknown): never {
   if (err instanceof SchemaMismatchError) {
-    throw new ApiError(422, 'FIELD_NOT_IN_SCHEMA', `The input needs ${err.elementPath}, which ${err.version} does not have`);
+    throw new Iso20022Error('FIELD_NOT_IN_SCHEMA', `The input needs ${err.elementPath}, which ${err.version} does not have`);
   }
   throw err;
 }
 
 export function generateMessage(input: unknown): GenerateResult {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
-    throw new ApiError(422, 'VALIDATION_ERROR', 'The body must be a JSON object', { source: { pointer: '' } });
+    throw new Iso20022Error('VALIDATION_ERROR', 'The body must be a JSON object', { pointer: '' });
   }
   const body = input as Json;
   const { type, version } = resolveTypeAndVersion(body);
@@ -354,9 +350,7 @@ export function generateMessage(input: unknown): GenerateResult {
     if (hdr) {
       const hv = hdr.version ?? DEFAULT_HEAD_VERSION;
       if (!versionsOf(HEAD_TYPE).includes(hv)) {
-        throw new ApiError(422, 'UNSUPPORTED_VERSION', `${hv} is not available; head.001 versions: ${versionsOf(HEAD_TYPE).join(', ')}`, {
-          source: { pointer: '/business_application_header/version' },
-        });
+        throw new Iso20022Error('UNSUPPORTED_VERSION', `${hv} is not available; head.001 versions: ${versionsOf(HEAD_TYPE).join(', ')}`, { pointer: '/business_application_header/version' });
       }
       const hdrXml = buildAppHdr(hdr, built.header, version, built.summary.message_id);
       header = { version: hv, business_message_id: hdrXml.BizMsgIdr as string };
@@ -373,15 +367,12 @@ export function generateMessage(input: unknown): GenerateResult {
   const problems = [...check.errors, ...check.warnings];
   if (problems.length) {
     const [first, ...rest] = problems;
-    const asObject = (e: ValidationIssue): ErrorObject => ({
-      status: '422',
-      code: 'GENERATED_MESSAGE_INVALID',
-      title: 'Unprocessable Entity',
+    const asIssue = (e: ValidationIssue) => ({
       detail: `${e.path}: ${e.message}`,
       meta: { kind: e.kind, rule: e.rule, code: e.code, source: e.source, path: e.path, line: e.line, column: e.column },
     });
-    throw new ApiError(422, 'GENERATED_MESSAGE_INVALID', `The ${version} message built from this input is invalid: ${first.path}: ${first.message}`, {
-      extra: rest.slice(0, 50).map(asObject),
+    throw new Iso20022Error('GENERATED_MESSAGE_INVALID', `The ${version} message built from this input is invalid: ${first.path}: ${first.message}`, {
+      issues: rest.slice(0, 50).map(asIssue),
     });
   }
   return {

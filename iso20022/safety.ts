@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors';
+import { Iso20022Error } from './errors';
 import { getConfig } from './config';
 
 /**
@@ -8,20 +8,19 @@ import { getConfig } from './config';
  */
 export function assertSafeXml(xml: unknown): string {
   if (typeof xml !== 'string') {
-    throw new ApiError(400, 'INVALID_XML', 'The request body must be an XML document', { source: { pointer: '' } });
+    throw new Iso20022Error('INVALID_XML', 'The request body must be an XML document', { pointer: '' });
   }
   const { maxBytes, maxDepth } = getConfig();
   // xml.length is a lower bound on the UTF-8 size; only count bytes when it matters.
   if (xml.length > maxBytes || (xml.length * 3 > maxBytes && Buffer.byteLength(xml, 'utf8') > maxBytes)) {
-    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `XML documents are limited to ${maxBytes} bytes`);
+    throw new Iso20022Error('PAYLOAD_TOO_LARGE', `XML documents are limited to ${maxBytes} bytes`);
   }
   const text = xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml;
   if (!/^\s*</.test(text)) {
-    throw new ApiError(400, 'INVALID_XML', 'The body is not an XML document (it must start with "<")');
+    throw new Iso20022Error('INVALID_XML', 'The body is not an XML document (it must start with "<")');
   }
   if (/<!\s*(DOCTYPE|ENTITY)/i.test(text)) {
-    throw new ApiError(
-      400,
+    throw new Iso20022Error(
       'XML_DTD_FORBIDDEN',
       'Document type declarations and entity declarations are not accepted (no DTD processing)',
     );
@@ -71,7 +70,7 @@ function checkDepth(xml: string, maxDepth: number): void {
     if (xml.charCodeAt(j - 1) !== 47) {
       depth++;
       if (depth > maxDepth) {
-        throw new ApiError(400, 'XML_TOO_DEEP', `Elements are nested deeper than the limit of ${maxDepth} levels`);
+        throw new Iso20022Error('XML_TOO_DEEP', `Elements are nested deeper than the limit of ${maxDepth} levels`);
       }
     }
     i = j + 1;

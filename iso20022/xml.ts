@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors';
+import { Iso20022Error } from './errors';
 import { getConfig } from './config';
 
 /** One element of a parsed message, with namespace prefixes stripped and its source offset kept. */
@@ -53,7 +53,7 @@ export function parseTree(xml: string): ParsedXml {
   const doc = { xml } as ParsedXml;
   const fail = (offset: number, msg: string): never => {
     const { line, column } = lineColumn(doc, offset);
-    throw new ApiError(400, 'INVALID_XML', `Malformed XML at line ${line}, column ${column}: ${msg}`);
+    throw new Iso20022Error('INVALID_XML', `Malformed XML at line ${line}, column ${column}: ${msg}`);
   };
   const maxDepth = getConfig().maxDepth;
   const stack: XEl[] = [];
@@ -142,7 +142,7 @@ export function parseTree(xml: string): ParsedXml {
           stack.push(el);
           qnames.push(qname);
           if (stack.length > maxDepth) {
-            throw new ApiError(400, 'XML_TOO_DEEP', `Elements are nested deeper than the limit of ${maxDepth} levels`);
+            throw new Iso20022Error('XML_TOO_DEEP', `Elements are nested deeper than the limit of ${maxDepth} levels`);
           }
         }
         break;

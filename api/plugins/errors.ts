@@ -6,6 +6,7 @@ import { amountOutOfRangeError, NUMERIC_OUT_OF_RANGE } from '../../domain/ledger
 import { AmountError } from '../../domain/money/amount';
 import { DomainError } from '../../domain/platform/errors';
 import { statusForCode } from '../error-status';
+import { Iso20022Error, type Iso20022Issue } from '../../iso20022/errors';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
 
 /**
@@ -13,10 +14,11 @@ import { ApiError, titleFor, type ErrorObject } from '../errors';
  * (an AmountError is about the request's `/amount`), or the database's saturation (503 with
  * Retry-After); undefined for anything else.
  */
-function refusalOf(err: unknown): { code: string; message: string; pointer?: string; retryAfterSeconds?: number } | undefined {
+function refusalOf(err: unknown): { code: string; message: string; pointer?: string; retryAfterSeconds?: number; issues?: Iso20022Issue[] } | undefined {
   const saturated = saturationRefusalOf(err);
   if (saturated) return saturated;
   if (err instanceof DomainError) return { code: err.code, message: err.message, pointer: err.pointer };
+  if (err instanceof Iso20022Error) return { code: err.code, message: err.message, pointer: err.pointer, issues: err.issues };
   if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };
   if (err instanceof AmountError) return { code: err.code, message: err.message, pointer: '/amount' };
   // A number too large for its column (SQLSTATE 22003) anywhere: that request's 422, never a 500.
@@ -31,9 +33,12 @@ function refusalOf(err: unknown): { code: string; message: string; pointer?: str
 export function fromDomain(err: unknown): ApiError | undefined {
   const r = refusalOf(err);
   if (!r) return undefined;
-  return new ApiError(statusForCode(r.code), r.code, r.message, {
-    source: r.pointer ? { pointer: r.pointer } : undefined,
+  const status = statusForCode(r.code);
+  return new ApiError(status, r.code, r.message, {
+    source: r.pointer !== undefined ? { pointer: r.pointer } : undefined,
     headers: r.retryAfterSeconds ? { 'retry-after': String(r.retryAfterSeconds) } : undefined,
+    // Further issues of the same refusal (each failed rule of a generated ISO 20022 message).
+    extra: (r.issues ?? []).map((i) => ({ status: String(status), code: r.code, title: titleFor(status), detail: i.detail, meta: i.meta })),
   });
 }
 

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/errors';
+import { apiError } from './refusal';
 import { generateMessage, parseMessage, supportedTypes, validateMessage } from '../../iso20022/index';
 import { creditor, debtor, IBAN_DE, SAMPLES } from './fixtures/samples';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const transfer = (amount: unknown, currency: unknown, extra: Record<string, unknown> = {}) =>
   generateMessage({ type: 'pacs.008', amount, currency, debtor, creditor, ...extra });

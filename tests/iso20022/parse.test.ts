@@ -2,22 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/errors';
+import { apiError } from './refusal';
 import { detectMessage, generateMessage, parseMessage, validateMessage } from '../../iso20022/index';
 import { bigCamt053 } from './fixtures/samples';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const fixture = (name: string) => readFileSync(path.join(dir, name), 'utf8');
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('parser on bank-style fixtures', () => {
   it('every fixture is valid against its schema and the business rules', () => {

@@ -1,17 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/errors';
+import { apiError } from './refusal';
 import { parseMessage, validateMessage, detectMessage } from '../../iso20022/index';
 import { LIBXML_SAFE_OPTIONS, validateAgainstXsd } from '../../iso20022/xsd';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const NS = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * domain never reaches up into workflows/, activities/ or api/ (shared shapes live in the domain).
  */
 const ROOT = resolve(__dirname, '../..');
-const LAYERS = ['domain', 'api', 'activities', 'workflows'];
+const LAYERS = ['domain', 'api', 'activities', 'workflows', 'iso20022'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -67,7 +67,7 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-describe('import graph of domain, api, activities and workflows', () => {
+describe('import graph of domain, api, activities, workflows and iso20022', () => {
   const graph = importGraph();
 
   it('has no import cycles', () => {
@@ -77,8 +77,16 @@ describe('import graph of domain, api, activities and workflows', () => {
 
   it('the domain imports nothing from workflows/, activities/ or api/', () => {
     const upward = [...graph].flatMap(([file, deps]) =>
-      file.startsWith('domain/') ? deps.filter((d) => !d.startsWith('domain/')).map((d) => `${file} -> ${d}`) : [],
+      file.startsWith('domain/') ? deps.filter((d) => !d.startsWith('domain/') && !d.startsWith('iso20022/')).map((d) => `${file} -> ${d}`) : [],
     );
+    expect(upward).toEqual([]);
+  });
+
+  it('iso20022/ (messages: parse, generate, validate) depends on no other layer: its refusals are its own coded errors', () => {
+    const upward = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('iso20022/') ? deps.filter((d) => !d.startsWith('iso20022/')).map((d) => `${file} -> ${d}`) : [],
+    );
+    expect([...graph.keys()].filter((f) => f.startsWith('iso20022/')).length).toBeGreaterThan(5);
     expect(upward).toEqual([]);
   });
 
