@@ -6,7 +6,7 @@
  */
 import DataLoader from 'dataloader';
 import { accountsByIds, type Account, type AccountBalances } from '../../domain/accounts';
-import { getOwnBalances } from '../../domain/accounts/own';
+import { getOwnBalances, ownAccountIdentifiers, type AccountIdentifiers } from '../../domain/accounts/own';
 import { getAsset, type Asset } from '../../domain/assets';
 import type { Principal } from '../../domain/auth/principal';
 
@@ -15,6 +15,8 @@ export interface Loaders {
   asset: DataLoader<string, Asset | null>;
   /** An account's balances and USD summary, read once per request however many fields need them. */
   balances: DataLoader<string, AccountBalances>;
+  /** The identifiers (IBAN) of the caller's own accounts; null for any other account. */
+  identifiers: DataLoader<string, AccountIdentifiers | null>;
 }
 
 export function createLoaders(principal: Principal | null): Loaders {
@@ -28,5 +30,10 @@ export function createLoaders(principal: Principal | null): Loaders {
     asset: new DataLoader(async (codes) => Promise.all(codes.map((c) => getAsset(c)))),
     // Ownership is checked by getOwnBalances itself (another user's account: NOT_FOUND).
     balances: new DataLoader(async (ids) => Promise.all(ids.map((id) => (principal ? getOwnBalances(principal, id) : Promise.reject(new Error('no principal'))).catch((e: Error) => e)))),
+    identifiers: new DataLoader(async (ids) => {
+      if (!principal) return ids.map(() => null);
+      const found = await ownAccountIdentifiers(principal, ids);
+      return ids.map((id) => found.get(id) ?? null);
+    }),
   };
 }

@@ -40,6 +40,25 @@ describe('accounts', () => {
     expect(bad.json().errors[0].source.pointer).toBe('/type');
   });
 
+  it("the owner sees the account's IBAN (identifiers) on create, read, list and rename; another customer reaches none of it", async () => {
+    const created = (await post('/api/v2/accounts', { name: 'Receives SEPA' })).json().data;
+    const { rows } = await getPool().query<{ iban: string }>('SELECT iban FROM account_ibans WHERE account_id = $1', [created.uuid]);
+    expect(rows[0].iban).toMatch(/^DE\d{2}00000000\d{10}$/);
+    expect(created.identifiers).toEqual({ iban: rows[0].iban });
+    expect((await get(`/api/v2/accounts/${created.uuid}`)).json().data.identifiers).toEqual({ iban: rows[0].iban });
+    expect((await get(`/api/accounts/${created.uuid}`)).json().data.identifiers).toEqual({ iban: rows[0].iban });
+    const listed = (await get('/api/v2/accounts?per_page=100')).json().data as Array<{ uuid: string; identifiers: { iban: string } }>;
+    expect(listed.find((a) => a.uuid === created.uuid)!.identifiers).toEqual({ iban: rows[0].iban });
+    expect(listed.every((a) => /^DE\d{20}$/.test(a.identifiers.iban))).toBe(true);
+    const renamed = await t.app.inject({ method: 'PATCH', url: `/api/v2/accounts/${created.uuid}`, headers: t.headers, payload: { name: 'Main EUR' } });
+    expect(renamed.json().data.identifiers).toEqual({ iban: rows[0].iban });
+    const other = await createTestUser();
+    const theirs = await get(`/api/v2/accounts/${created.uuid}`, other.headers);
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.body).not.toContain(rows[0].iban);
+    expect((await get('/api/v2/accounts', other.headers)).body).not.toContain(rows[0].iban);
+  });
+
   it('events are written in the same transaction as the change', async () => {
     const id = await openAccount();
     const { rows } = await getPool().query(`SELECT type FROM platform_events WHERE aggregate_id = $1`, [id]);

@@ -24,10 +24,12 @@ afterAll(async () => {
 });
 
 describe('answers', () => {
-  it('the same account as REST, with balances and the caller', async () => {
-    const data = await gqlOk(t, 'query($id: ID!) { me { userId environment permissions kind } account(id: $id) { id name type status createdAt balances { assetCode available reserved total asset { code precision } } } }', { id: acct });
+  it('the same account as REST, with its identifiers, balances and the caller', async () => {
+    const data = await gqlOk(t, 'query($id: ID!) { me { userId environment permissions kind } account(id: $id) { id name type status createdAt identifiers { iban } balances { assetCode available reserved total asset { code precision } } } }', { id: acct });
     const rest = (await t.app.inject({ method: 'GET', url: `/api/v2/accounts/${acct}`, headers: t.headers })).json().data;
-    expect(data.account).toMatchObject({ id: rest.uuid, name: rest.name, type: rest.type, status: rest.status, createdAt: rest.created_at });
+    expect(data.account).toMatchObject({ id: rest.uuid, name: rest.name, type: rest.type, status: rest.status, createdAt: rest.created_at, identifiers: rest.identifiers });
+    expect(data.account.identifiers.iban).toMatch(/^DE\d{20}$/);
+    expect((await gqlOk(t, '{ accounts { data { id identifiers { iban } } } }')).accounts.data).toContainEqual({ id: acct, identifiers: rest.identifiers });
     expect(data.account.balances).toEqual([{ assetCode: 'USD', available: '60.00', reserved: '0.00', total: '60.00', asset: { code: 'USD', precision: 2 } }]);
     expect(data.me).toEqual({ userId: t.user.userId, environment: 'sandbox', permissions: ['read', 'write', 'delete'], kind: 'api_key' });
   });

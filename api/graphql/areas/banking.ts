@@ -52,12 +52,20 @@ const typeDefs = /* GraphQL */ `
     metadata: JSON!
     createdAt: DateTime!
     updatedAt: DateTime!
+    "The account's identifiers, for its owner only (null on another customer's account, e.g. an operator's freeze); REST: identifiers."
+    identifiers: AccountIdentifiers
     "Balances per asset held (summed over the asset's chain books)."
     balances: [Balance!]!
     "About the REST summary: number of assets and the USD equivalent at the latest rates."
     totalUsdEquivalent: Decimal!
     transactions(${PAGE_ARGS}, type: String, status: String, assetCode: String): TransactionPaginator!
     transfers(${PAGE_ARGS}): TransferPaginator!
+  }
+
+  "What identifies an account to payers and third parties. The platform issues no US routing/account numbers."
+  type AccountIdentifiers {
+    "The IBAN: to receive a SEPA transfer, and to name the account in an open-banking consent."
+    iban: String!
   }
 
   type Balance {
@@ -232,6 +240,7 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
         closeAccount: (_: unknown, args: StatusArgs, ctx: GqlContext) => accountStatus(closeAccount, args, ctx),
       },
       Account: {
+        identifiers: (a: Account, _: unknown, ctx: GqlContext) => ctx.loaders.identifiers.load(a.id),
         // The balances resource, paid on REST when monetized, is not served free here (no payment on GraphQL).
         balances: async (a: Account, _: unknown, ctx: GqlContext) => {
           await refuseIfMonetized((await as(ctx)).environment, ACCOUNT_BALANCES_RESOURCE);

@@ -11,7 +11,7 @@ import { presentTransaction } from '../transactions/presenters';
 import { transactionSchema } from '../transactions/schemas';
 import { presentTransfer } from '../transfers/presenters';
 import { transferSchema } from '../transfers/schemas';
-import { presentAccount, presentBalances, presentCashMovement } from './presenters';
+import { presentAccount, presentBalances, presentCashMovement, presentOwnAccount, presentOwnAccounts } from './presenters';
 import { accountSchema, balancesSchema, cashBody, cashResult, createBody, pageQuery, reasonBody, transactionsQuery, updateBody, uuidParams } from './schemas';
 
 export default async function accountRoutes(app: FastifyInstance) {
@@ -33,7 +33,7 @@ export default async function accountRoutes(app: FastifyInstance) {
         const p = principalOf(request);
         const pp = pageParams(request.query);
         const { items, total } = await listAccounts(p.userId, p.environment, { page: pp.page, perPage: pp.perPage });
-        return paginate(request, items.map(presentAccount), total, pp);
+        return paginate(request, await presentOwnAccounts(p, items), total, pp);
       },
     );
 
@@ -50,14 +50,17 @@ export default async function accountRoutes(app: FastifyInstance) {
       async (request, reply) => {
         const p = principalOf(request);
         const account = await createAccount({ userId: p.userId, environment: p.environment, ...request.body });
-        return reply.code(201).send({ data: presentAccount(account) });
+        return reply.code(201).send({ data: await presentOwnAccount(p, account) });
       },
     );
 
     app.get<{ Params: { uuid: string } }>(
       `${base}/accounts/:uuid`,
       { schema: { tags, summary: 'One account', params: uuidParams, response: { 200: envelope(accountSchema), ...errorResponses } } },
-      async (request) => ({ data: presentAccount(await getOwnAccount(principalOf(request), request.params.uuid)) }),
+      async (request) => {
+        const p = principalOf(request);
+        return { data: await presentOwnAccount(p, await getOwnAccount(p, request.params.uuid)) };
+      },
     );
 
     app.get<{ Params: { uuid: string } }>(
@@ -87,7 +90,10 @@ export default async function accountRoutes(app: FastifyInstance) {
         response: { 200: envelope(accountSchema), ...errorResponses },
       },
     },
-    async (request) => ({ data: presentAccount(await updateOwnAccount(principalOf(request), request.params.uuid, request.body)) }),
+    async (request) => {
+      const p = principalOf(request);
+      return { data: await presentOwnAccount(p, await updateOwnAccount(p, request.params.uuid, request.body)) };
+    },
   );
 
   app.get<{

@@ -12,6 +12,12 @@ export const accountSchema = {
     metadata: { type: 'object', additionalProperties: true },
     created_at: { type: 'string' },
     updated_at: { type: 'string' },
+    identifiers: {
+      type: 'object',
+      description:
+        "The account's identifiers, shown to its owner only (the operator routes omit them): the IBAN to receive a SEPA transfer and to name in an open-banking consent. The platform issues no US routing/account numbers.",
+      properties: { iban: { type: 'string', example: 'DE66000000000000000042' } },
+    },
   },
 };
 
