@@ -42,7 +42,7 @@ export function fromDomain(err: unknown): ApiError | undefined {
   });
 }
 
-interface AjvError {
+export interface AjvError {
   instancePath: string;
   keyword: string;
   params: Record<string, unknown>;

@@ -42,6 +42,8 @@ export interface TransactionQuery {
   type?: TransactionType | 'transfer';
   status?: TransactionStatus;
   assetCode?: string;
+  /** Only lines in these assets (e.g. open banking's ISO 4217 currencies). */
+  assetCodes?: readonly string[];
   startDate?: Date;
   endDate?: Date;
   sort?: TransactionSort;
@@ -117,6 +119,7 @@ export async function listTransactions(q: TransactionQuery, client: Queryable = 
   if (q.type !== undefined) add('l.txn_type = ANY(?::text[])', q.type === 'transfer' ? ['transfer_in', 'transfer_out'] : [q.type]);
   if (q.status !== undefined) add('l.status = ?', LINE_STATUS[q.status] ?? '-');
   if (q.assetCode !== undefined) add('l.asset_code = ?', q.assetCode.toUpperCase());
+  if (q.assetCodes !== undefined) add('l.asset_code = ANY(?::text[])', [...q.assetCodes]);
   if (q.startDate !== undefined) add('l.created_at >= ?', q.startDate);
   if (q.endDate !== undefined) add('l.created_at <= ?', q.endDate);
   const perPage = Math.min(100, Math.max(1, Math.trunc(q.perPage ?? 20)));
@@ -140,4 +143,34 @@ export async function getTransaction(
     [q.id, q.environment, q.userId],
   );
   return rows[0] ? toTransaction(rows[0]) : null;
+}
+
+/** What posted an entry, as far as reporting needs it (open banking's bank transaction codes). */
+export interface EntryOrigin {
+  /** journal_entries.type: deposit, withdrawal, transfer, mf_teller_deposit, reversal, … */
+  type: string;
+  /** The rail of a rail payment's reservation (metadata.rail), else null. */
+  rail: string | null;
+  /** An Interledger payment's entry (metadata.ilp_payment_id). */
+  interledger: boolean;
+  /** For a reversal: the origin of the entry it reverses. */
+  reverses: Omit<EntryOrigin, 'reverses'> | null;
+}
+
+/** The origins of these entries, by id (one query for a page of transactions). */
+export async function entryOrigins(entryIds: readonly string[], client: Queryable = getPool()): Promise<Map<string, EntryOrigin>> {
+  if (entryIds.length === 0) return new Map();
+  const { rows } = await client.query<{ id: string; type: string; rail: string | null; interledger: boolean; r_type: string | null; r_rail: string | null; r_interledger: boolean | null }>(
+    `SELECT e.id, e.type, e.metadata->>'rail' AS rail, e.metadata ? 'ilp_payment_id' AS interledger,
+            r.type AS r_type, r.metadata->>'rail' AS r_rail, r.metadata ? 'ilp_payment_id' AS r_interledger
+       FROM journal_entries e LEFT JOIN journal_entries r ON r.id = e.reverses_entry_id
+      WHERE e.id = ANY($1::text[])`,
+    [[...new Set(entryIds)]],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { type: r.type, rail: r.rail, interledger: r.interledger, reverses: r.r_type === null ? null : { type: r.r_type, rail: r.r_rail, interledger: r.r_interledger === true } },
+    ]),
+  );
 }

@@ -7,17 +7,19 @@
  * request is refused before it counts against the consent's reads a day.
  */
 import { assetBalances, getAccount, type Account, type AssetBalance } from '../accounts';
+import { listAssets, type Asset } from '../assets';
 import { getEntry } from '../ledger/entries';
-import { listTransactions, type Transaction, type TransactionQuery, type TransactionStatus, type TransactionType } from '../ledger/transactions';
+import { entryOrigins, listTransactions, type EntryOrigin, type Transaction, type TransactionQuery, type TransactionStatus, type TransactionType } from '../ledger/transactions';
 import { DomainError } from '../platform/errors';
 import { utcToday, withAccess, type AisGrant, type ConsentAccount } from './access';
+import { bankTransactionCode } from './bank-transaction-codes';
 import type { Tpp } from './tpps';
 
 export interface AisCall {
   /** The Consent-ID header. */
   consentId: string | undefined;
   psuPresent: boolean;
-  /** Where the open-banking routes are mounted (e.g. /api/v1/open-banking), for _links. */
+  /** Where the Berlin Group routes are mounted (BG_PREFIX, /api/v1/open-banking/psd2/v1), for _links. */
   base: string;
 }
 
@@ -37,7 +39,7 @@ type Href = { href: string };
 export interface AccountDetails {
   resourceId: string;
   iban: string;
-  /** Only for an account holding exactly one asset (a multi-currency account omits it). */
+  /** Only for an account holding exactly one ISO 4217 currency (a multi-currency account omits it). */
   currency?: string;
   name: string;
   product: string;
@@ -60,6 +62,28 @@ export interface TransactionDetails {
   remittanceInformationUnstructured?: string;
   bankTransactionCode: string;
   proprietaryBankTransactionCode: string;
+}
+
+/**
+ * Whether an asset is a currency PSD2 access shows: an ISO 4217 currency (fiat, a three-letter
+ * code) whose amounts fit the standard's amount format (at most 3 decimals). PSD2 covers payment
+ * accounts in currencies: crypto assets (USDC, BTC …), commodities (XAU, 4 decimals here) and
+ * baskets stay out of balances, transaction reports and the account's currency
+ * (docs/open-banking.md, "Currencies").
+ */
+export function isPsd2Currency(a: Pick<Asset, 'code' | 'type' | 'precision'>): boolean {
+  return a.type === 'fiat' && /^[A-Z]{3}$/.test(a.code) && a.precision <= 3;
+}
+
+/** The codes of the assets PSD2 access shows (the asset catalog is cached per process). */
+async function psd2Currencies(): Promise<Set<string>> {
+  return new Set((await listAssets()).filter(isPsd2Currency).map((a) => a.code));
+}
+
+/** The account's positions in ISO 4217 currencies only. */
+async function currencyBalances(accountId: string): Promise<AssetBalance[]> {
+  const [rows, currencies] = await Promise.all([assetBalances(accountId), psd2Currencies()]);
+  return rows.filter((b) => currencies.has(b.asset_code));
 }
 
 const STATUS: Record<Account['status'], AccountDetails['status']> = { active: 'enabled', frozen: 'blocked', closed: 'deleted' };
@@ -106,7 +130,7 @@ function detailsOf(account: Account, ca: ConsentAccount, b: AssetBalance[], opts
 
 async function details(grant: AisGrant, ca: ConsentAccount, opts: { withBalance: boolean; base: string }): Promise<AccountDetails> {
   const account = await accountOf(grant, ca);
-  return detailsOf(account, ca, await assetBalances(account.id), opts);
+  return detailsOf(account, ca, await currencyBalances(account.id), opts);
 }
 
 /** GET /accounts: every account the consent gives account access to (accountList). */
@@ -127,7 +151,7 @@ export async function readAccountDetails(tpp: Tpp, accountId: string, call: AisC
 export async function readBalances(tpp: Tpp, accountId: string, call: AisCall): Promise<{ account: { iban: string }; balances: Balance[] }> {
   return withAccess(tpp, call.consentId, { endpoint: 'balances', accountId, psuPresent: call.psuPresent }, async (grant) => {
     const ca = grant.accounts[0];
-    return { account: { iban: ca.iban }, balances: balancesOf(await assetBalances(ca.accountId), utcToday()) };
+    return { account: { iban: ca.iban }, balances: balancesOf(await currencyBalances(ca.accountId), utcToday()) };
   });
 }
 
@@ -186,19 +210,6 @@ export function parseReportQuery(raw: RawReportQuery, now = new Date()): ReportQ
   return { bookingStatus: bookingStatus as BookingStatus, dateFrom, dateTo, pageIndex, itemsPerPage };
 }
 
-/**
- * ISO 20022 bank transaction codes (Domain-Family-SubFamily) of the platform's transaction types.
- * Platform transfers are credit transfers (ICDT issued, RCDT received); a reversal is a return
- * (RRTN) of the transfer in the direction it moves money.
- */
-const BANK_TRANSACTION_CODES: Record<Exclude<TransactionType, 'reversal'>, string> = {
-  deposit: 'PMNT-CNTR-CDPT',
-  withdrawal: 'PMNT-CNTR-CWDL',
-  transfer_in: 'PMNT-RCDT-ESCT',
-  transfer_out: 'PMNT-ICDT-ESCT',
-  fee: 'ACMT-MDOP-CHRG',
-};
-const REVERSAL_CODES = { in: 'PMNT-ICDT-RRTN', out: 'PMNT-RCDT-RRTN' } as const;
 const MONEY_OUT: ReadonlySet<TransactionType> = new Set(['withdrawal', 'transfer_out', 'fee']);
 
 /**
@@ -211,7 +222,7 @@ async function moneyIn(t: Transaction): Promise<boolean> {
   return entry?.lines.find((l) => l.id === t.id)?.direction === 'credit';
 }
 
-async function transactionDetails(t: Transaction): Promise<TransactionDetails> {
+async function transactionDetails(t: Transaction, origin: EntryOrigin | undefined): Promise<TransactionDetails> {
   const incoming = await moneyIn(t);
   const booked = t.status === 'completed' && t.completedAt !== null;
   const remittance = t.description ?? t.reference;
@@ -220,7 +231,7 @@ async function transactionDetails(t: Transaction): Promise<TransactionDetails> {
     ...(booked ? { bookingDate: utcToday(t.completedAt!), valueDate: utcToday(t.completedAt!) } : {}),
     transactionAmount: { currency: t.assetCode, amount: incoming ? t.amount : `-${t.amount}` },
     ...(remittance ? { remittanceInformationUnstructured: remittance.slice(0, 140) } : {}),
-    bankTransactionCode: t.type === 'reversal' ? REVERSAL_CODES[incoming ? 'in' : 'out'] : BANK_TRANSACTION_CODES[t.type],
+    bankTransactionCode: bankTransactionCode({ type: t.type, incoming }, origin),
     proprietaryBankTransactionCode: t.type,
   };
 }
@@ -262,11 +273,13 @@ export async function readTransactions(tpp: Tpp, accountId: string, raw: RawRepo
 
 async function report(grant: AisGrant, q: ReportQuery, base: string): Promise<TransactionReport> {
   const ca = grant.accounts[0];
-  // The ledger's list is filtered by the consent's customer and environment: nothing of anyone else's.
+  // The ledger's list is filtered by the consent's customer and environment: nothing of anyone
+  // else's; and to ISO 4217 currencies, as the balances are.
   const filter = {
     accountId: ca.accountId,
     userId: grant.consent.userId,
     environment: grant.consent.environment,
+    assetCodes: [...(await psd2Currencies())],
     startDate: new Date(`${q.dateFrom}T00:00:00.000Z`),
     endDate: new Date(`${q.dateTo}T23:59:59.999Z`),
   };
@@ -277,7 +290,8 @@ async function report(grant: AisGrant, q: ReportQuery, base: string): Promise<Tr
   const lists = await Promise.all(statuses.map(([, status]) => lines({ ...filter, status }, offset, q.itemsPerPage)));
 
   const body: TransactionReport['transactions'] = { _links: { account: { href: accountPath(base, ca.accountId) } } };
-  for (const [i, [name]] of statuses.entries()) body[name] = await Promise.all(lists[i].items.map(transactionDetails));
+  const origins = await entryOrigins(lists.flatMap((l) => l.items.map((t) => t.entryId)));
+  for (const [i, [name]] of statuses.entries()) body[name] = await Promise.all(lists[i].items.map((t) => transactionDetails(t, origins.get(t.entryId))));
   const total = Math.max(...lists.map((l) => l.total));
   const lastIndex = Math.max(0, Math.ceil(total / q.itemsPerPage) - 1);
   const page = (pageIndex: number): Href => {

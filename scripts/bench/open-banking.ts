@@ -98,7 +98,7 @@ export async function benchOpenBanking(): Promise<void> {
       // Counted reads go round-robin over every (consent, account) for each endpoint: at most FREQUENCY
       // each while counted reads ≤ FREQUENCY × grants per endpoint; the others pick any grant.
       const g = present ? grants[(i * 7919) % grants.length] : grants[counted[Number(transactions)]++ % grants.length];
-      const url = `/api/v1/open-banking/accounts/${g.accountId}/${transactions ? 'transactions?bookingStatus=booked' : 'balances'}`;
+      const url = `/api/v1/open-banking/psd2/v1/accounts/${g.accountId}/${transactions ? 'transactions?bookingStatus=booked' : 'balances'}`;
       const headers: Record<string, string> = { 'x-request-id': randomUUID(), 'consent-id': g.consentId, [TPP_CERTIFICATE_HEADER]: cert };
       if (present) headers['psu-ip-address'] = '192.0.2.1';
       const r = await app.inject({ method: 'GET', url, headers });

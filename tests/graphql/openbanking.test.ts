@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
 import { getPool } from '../../domain/db/pool';
 import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
@@ -20,8 +21,9 @@ let iban: string;
 
 const OB = '/api/v1/open-banking';
 const CONSENT = 'consentId tppName status access recurring validUntil frequencyPerDay authorisedAt createdAt';
+/** A Berlin Group call (under BG_PREFIX, unwrapped bodies). */
 const call = (method: string, url: string, headers: Record<string, string>, payload?: object) =>
-  t.app.inject({ method: method as 'GET', url: `${OB}${url}`, headers: { 'x-request-id': randomUUID(), ...headers }, ...(payload ? { payload } : {}) });
+  t.app.inject({ method: method as 'GET', url: `${BG_PREFIX}${url}`, headers: { 'x-request-id': randomUUID(), ...headers }, ...(payload ? { payload } : {}) });
 const camel = (v: Record<string, unknown>) => Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), x]));
 const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
@@ -29,16 +31,16 @@ const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOSt
 async function validConsent(by = tpp): Promise<string> {
   const r = await call('POST', '/consents', by, { access: { balances: [{ iban }] }, recurringIndicator: true, validUntil: daysFromNow(30), frequencyPerDay: 4 });
   expect(r.statusCode, r.body).toBe(201);
-  const consentId = r.json().data.consentId as string;
+  const consentId = r.json().consentId as string;
   const start = await call('POST', `/consents/${consentId}/authorisations`, by);
   expect(start.statusCode, start.body).toBe(201);
   const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: t.user.email, password: t.user.password } });
   const session = { authorization: `Bearer ${login.json().data.access_token}` };
-  const d = await t.app.inject({ method: 'POST', url: `${OB}/sca/${start.json().data.authorisationId}`, headers: session, payload: { decision: 'approve' } });
+  const d = await t.app.inject({ method: 'POST', url: `${OB}/sca/${start.json().authorisationId}`, headers: session, payload: { decision: 'approve' } });
   expect(d.statusCode, d.body).toBe(200);
   return consentId;
 }
-const tppStatus = async (consentId: string) => (await call('GET', `/consents/${consentId}/status`, tpp)).json().data?.consentStatus;
+const tppStatus = async (consentId: string) => (await call('GET', `/consents/${consentId}/status`, tpp)).json().consentStatus;
 
 beforeAll(async () => {
   t = await createTestApp();

@@ -1,5 +1,5 @@
 /**
- * Berlin Group AIS reads (GET /api/v1/open-banking/accounts…) against real PostgreSQL: a sandbox
+ * Berlin Group AIS reads (GET /v1/accounts… under BG_PREFIX, unwrapped bodies) against real PostgreSQL: a sandbox
  * TPP registered with its certificate, a customer with accounts and postings, and consents
  * inserted directly into ob_consents / ob_consent_accounts (the SCA flow has its own tests).
  */
@@ -11,9 +11,10 @@ import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp, type Tpp } from '../../domain/openbanking/tpps';
 import type { Psd2Role } from '../../domain/openbanking/certificates';
 import { newId } from '../../domain/platform/ids';
+import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 
-const BASE = '/api/v1/open-banking';
+const BASE = BG_PREFIX;
 
 let t: TestApp;
 let tpp: Tpp;
@@ -126,7 +127,7 @@ describe('account list and details', () => {
     });
     const r = await get('/accounts', headers(id));
     expect(r.statusCode).toBe(200);
-    const accounts = r.json().data.accounts as Array<Record<string, any>>;
+    const accounts = r.json().accounts as Array<Record<string, any>>;
     expect(accounts.map((a) => a.resourceId).sort()).toEqual([acct.main, acct.second].sort());
     const main = accounts.find((a) => a.resourceId === acct.main)!;
     expect(main).toEqual({
@@ -152,7 +153,7 @@ describe('account list and details', () => {
     const id = await consent({ [acct.main]: FULL, [acct.second]: { accounts: true, balances: false, transactions: false } });
     const r = await get('/accounts?withBalance=true', headers(id));
     expect(r.statusCode).toBe(200);
-    const byId = Object.fromEntries((r.json().data.accounts as Array<Record<string, any>>).map((a) => [a.resourceId, a]));
+    const byId = Object.fromEntries((r.json().accounts as Array<Record<string, any>>).map((a) => [a.resourceId, a]));
     expect(byId[acct.main].balances).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ balanceType: 'closingBooked', balanceAmount: { currency: 'USD', amount: '70.00' } }),
@@ -162,8 +163,8 @@ describe('account list and details', () => {
     expect(byId[acct.second].balances).toBeUndefined();
     const one = await get(`/accounts/${acct.main}?withBalance=true`, headers(id));
     expect(one.statusCode).toBe(200);
-    expect(one.json().data.account.resourceId).toBe(acct.main);
-    expect(one.json().data.account.balances).toHaveLength(2);
+    expect(one.json().account.resourceId).toBe(acct.main);
+    expect(one.json().account.balances).toHaveLength(2);
   });
 
   it('a frozen account is blocked; details need account access', async () => {
@@ -172,7 +173,7 @@ describe('account list and details', () => {
     await getPool().query(`UPDATE accounts SET status = 'frozen' WHERE id = $1`, [acct.third]);
     try {
       const r = await get(`/accounts/${acct.third}`, headers(id));
-      expect(r.json().data.account.status).toBe('blocked');
+      expect(r.json().account.status).toBe('blocked');
     } finally {
       await getPool().query(`UPDATE accounts SET status = 'active' WHERE id = $1`, [acct.third]);
     }
@@ -184,7 +185,7 @@ describe('balances and transactions', () => {
     const id = await consent({ [acct.second]: FULL });
     const r = await get(`/accounts/${acct.second}/balances`, headers(id));
     expect(r.statusCode).toBe(200);
-    const body = r.json().data;
+    const body = r.json();
     expect(body.account).toEqual({ iban: await ibanOf(acct.second) });
     const today = new Date().toISOString().slice(0, 10);
     expect(body.balances).toEqual([
@@ -207,11 +208,11 @@ describe('balances and transactions', () => {
     expect((await get(`/accounts/${acct.second}/balances`, headers(id))).statusCode).toBe(200);
   });
 
-  it('transactions: signed amounts, ISO bank transaction codes, the platform type, booking dates', async () => {
+  it('transactions: signed amounts, ISO bank transaction codes (a funding deposit or withdrawal is no counter cash: MCOP/MDOP-OTHR), the platform type, booking dates', async () => {
     const id = await consent({ [acct.main]: FULL });
     const r = await get(`/accounts/${acct.main}/transactions?bookingStatus=booked`, headers(id));
     expect(r.statusCode).toBe(200);
-    const body = r.json().data;
+    const body = r.json();
     expect(body.account).toEqual({ iban: await ibanOf(acct.main) });
     expect(body.transactions.pending).toBeUndefined();
     const booked = body.transactions.booked as Array<Record<string, any>>;
@@ -220,25 +221,25 @@ describe('balances and transactions', () => {
     // Newest first: the withdrawal, then the deposit.
     expect(booked[0]).toMatchObject({
       transactionAmount: { currency: 'USD', amount: '-30.00' },
-      bankTransactionCode: 'PMNT-CNTR-CWDL',
+      bankTransactionCode: 'PMNT-MDOP-OTHR',
       proprietaryBankTransactionCode: 'withdrawal',
       bookingDate: today,
       valueDate: today,
     });
     expect(booked[0].transactionId).toMatch(/^txn_/);
-    expect(booked[1]).toMatchObject({ transactionAmount: { currency: 'USD', amount: '100.00' }, bankTransactionCode: 'PMNT-CNTR-CDPT', proprietaryBankTransactionCode: 'deposit' });
+    expect(booked[1]).toMatchObject({ transactionAmount: { currency: 'USD', amount: '100.00' }, bankTransactionCode: 'PMNT-MCOP-OTHR', proprietaryBankTransactionCode: 'deposit' });
     expect(body.transactions._links.account).toEqual({ href: `${BASE}/accounts/${acct.main}` });
     expect(body.transactions._links.next).toBeUndefined();
 
-    const both = (await get(`/accounts/${acct.main}/transactions?bookingStatus=both`, headers(id))).json().data.transactions;
+    const both = (await get(`/accounts/${acct.main}/transactions?bookingStatus=both`, headers(id))).json().transactions;
     expect(both.booked).toHaveLength(2);
     expect(both.pending).toEqual([]);
     // Outside the dates: nothing.
-    const old = (await get(`/accounts/${acct.main}/transactions?bookingStatus=booked&dateFrom=2020-01-01&dateTo=2020-12-31`, headers(id))).json().data;
+    const old = (await get(`/accounts/${acct.main}/transactions?bookingStatus=booked&dateFrom=2020-01-01&dateTo=2020-12-31`, headers(id))).json();
     expect(old.transactions.booked).toEqual([]);
   });
 
-  it('a returned transfer is signed by the side it moves money on', async () => {
+  it('a transfer inside the platform is a book transfer (ICDT/RCDT-BOOK); its return is signed by the side it moves money on', async () => {
     const from = (await post('/api/v2/accounts', { name: 'Return from' })).uuid;
     const to = (await post('/api/v2/accounts', { name: 'Return to' })).uuid;
     await post(`/api/v2/accounts/${from}/deposit`, { amount: '20.00', asset_code: 'USD' });
@@ -246,22 +247,22 @@ describe('balances and transactions', () => {
     const incoming = (await t.app.inject({ method: 'GET', url: `/api/v2/accounts/${to}/transactions`, headers: t.headers })).json().data[0];
     await post('/api/transactions/reverse', { transaction_id: incoming.uuid, reason: 'not mine' });
     const id = await consent({ [from]: FULL, [to]: FULL });
-    const lines = async (a: string) => (await get(`/accounts/${a}/transactions?bookingStatus=booked`, headers(id))).json().data.transactions.booked as Array<Record<string, any>>;
+    const lines = async (a: string) => (await get(`/accounts/${a}/transactions?bookingStatus=booked`, headers(id))).json().transactions.booked as Array<Record<string, any>>;
     const toLines = await lines(to);
     expect(toLines.map((l) => [l.proprietaryBankTransactionCode, l.transactionAmount.amount, l.bankTransactionCode])).toEqual([
       ['reversal', '-10.00', 'PMNT-RCDT-RRTN'],
-      ['transfer_in', '10.00', 'PMNT-RCDT-ESCT'],
+      ['transfer_in', '10.00', 'PMNT-RCDT-BOOK'],
     ]);
     const fromLines = await lines(from);
     expect(fromLines[0]).toMatchObject({ proprietaryBankTransactionCode: 'reversal', bankTransactionCode: 'PMNT-ICDT-RRTN' });
     expect(fromLines[0].transactionAmount.amount).not.toMatch(/^-/);
-    expect(fromLines.find((l) => l.proprietaryBankTransactionCode === 'transfer_out')!.transactionAmount.amount).toBe('-10.00');
+    expect(fromLines.find((l) => l.proprietaryBankTransactionCode === 'transfer_out')).toMatchObject({ transactionAmount: { amount: '-10.00' }, bankTransactionCode: 'PMNT-ICDT-BOOK' });
   });
 
   it('pages by itemsPerPage with first/previous/next/last links', async () => {
     const id = await consent({ [acct.main]: FULL });
     const q = 'bookingStatus=booked&dateFrom=2024-01-01&itemsPerPage=1';
-    const first = (await get(`/accounts/${acct.main}/transactions?${q}`, headers(id, { 'psu-ip-address': '192.0.2.1' }))).json().data.transactions;
+    const first = (await get(`/accounts/${acct.main}/transactions?${q}`, headers(id, { 'psu-ip-address': '192.0.2.1' }))).json().transactions;
     expect(first.booked).toHaveLength(1);
     expect(first.booked[0].proprietaryBankTransactionCode).toBe('withdrawal');
     expect(first._links.previous).toBeUndefined();
@@ -270,7 +271,7 @@ describe('balances and transactions', () => {
     expect(next.searchParams.get('pageIndex')).toBe('1');
     expect(next.searchParams.get('bookingStatus')).toBe('booked');
     // The link is followed as it is.
-    const page2 = (await t.app.inject({ method: 'GET', url: first._links.next.href, headers: headers(id, { 'psu-ip-address': '192.0.2.1' }) })).json().data.transactions;
+    const page2 = (await t.app.inject({ method: 'GET', url: first._links.next.href, headers: headers(id, { 'psu-ip-address': '192.0.2.1' }) })).json().transactions;
     expect(page2.booked).toHaveLength(1);
     expect(page2.booked[0].proprietaryBankTransactionCode).toBe('deposit');
     expect(page2._links.next).toBeUndefined();
@@ -357,7 +358,7 @@ describe('refusals', () => {
     for (const path of ['', '/balances', '/transactions?bookingStatus=booked']) {
       expectRefusal(await get(`/accounts/${strangerAccount}${path}`, headers(crossed)), 404, 'RESOURCE_UNKNOWN');
     }
-    const listed = (await get('/accounts', headers(crossed))).json().data.accounts as Array<{ resourceId: string }>;
+    const listed = (await get('/accounts', headers(crossed))).json().accounts as Array<{ resourceId: string }>;
     expect(listed.map((a) => a.resourceId)).toEqual([acct.main]);
   });
 

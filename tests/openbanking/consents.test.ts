@@ -6,6 +6,7 @@ import { registerTpp } from '../../domain/openbanking/tpps';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
+import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -23,8 +24,9 @@ async function tppHeaders(name: string, roles: Array<'PSP_AI' | 'PSP_PI'>, redir
   return { 'x-ssl-client-cert': encodeURIComponent(cert.certificate) };
 }
 
+/** A Berlin Group call (the 1.3.12 paths under BG_PREFIX, unwrapped bodies). */
 const call = (method: string, url: string, headers: Record<string, string>, payload?: object) =>
-  t.app.inject({ method: method as 'GET', url: `/api/v1/open-banking${url}`, headers: { 'x-request-id': randomUUID(), ...headers }, ...(payload ? { payload } : {}) });
+  t.app.inject({ method: method as 'GET', url: `${BG_PREFIX}${url}`, headers: { 'x-request-id': randomUUID(), ...headers }, ...(payload ? { payload } : {}) });
 
 async function openAccount(user: TestUser, name: string, deposit?: string) {
   const id = (await t.app.inject({ method: 'POST', url: '/api/v2/accounts', headers: user.headers, payload: { name } })).json().data.uuid as string;
@@ -44,7 +46,7 @@ const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOSt
 async function newConsent(access: object, extra: object = {}, headers = aisTpp) {
   const r = await call('POST', '/consents', headers, { access, recurringIndicator: true, validUntil: daysFromNow(30), frequencyPerDay: 4, ...extra });
   expect(r.statusCode, r.body).toBe(201);
-  return r.json().data as { consentId: string; consentStatus: string; validUntil: string; frequencyPerDay: number; _links: Record<string, { href: string }> };
+  return r.json() as { consentId: string; consentStatus: string; validUntil: string; frequencyPerDay: number; _links: Record<string, { href: string }> };
 }
 
 async function decide(authId: string, decision: 'approve' | 'deny', body: object = {}, session?: Record<string, string>) {
@@ -54,12 +56,12 @@ async function decide(authId: string, decision: 'approve' | 'deny', body: object
 async function authorise(consentId: string, decision: 'approve' | 'deny' = 'approve', session?: Record<string, string>, body: object = {}) {
   const start = await call('POST', `/consents/${consentId}/authorisations`, aisTpp);
   expect(start.statusCode, start.body).toBe(201);
-  const authId = start.json().data.authorisationId as string;
+  const authId = start.json().authorisationId as string;
   const r = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${authId}`, headers: session ?? (await sessionOf(t.user)), payload: { decision, ...body } });
-  return { start: start.json().data, decision: r };
+  return { start: start.json(), decision: r };
 }
 
-const status = async (consentId: string, headers = aisTpp) => (await call('GET', `/consents/${consentId}/status`, headers)).json().data?.consentStatus;
+const status = async (consentId: string, headers = aisTpp) => (await call('GET', `/consents/${consentId}/status`, headers)).json()?.consentStatus;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -79,21 +81,27 @@ afterAll(async () => {
 });
 
 describe('establishing a consent', () => {
-  it('is received with the granted terms, links to start SCA, and an X-Request-ID replay returns it', async () => {
+  it('is received with the granted terms, links to start SCA, and an X-Request-ID replay answers it again (201), on the Berlin Group route and the platform\'s enveloped one alike', async () => {
     const requestId = randomUUID();
     const body = { access: { balances: [{ iban: main.iban }] }, recurringIndicator: true, validUntil: '9999-12-31', frequencyPerDay: 10 };
-    const r = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
+    const r = await t.app.inject({ method: 'POST', url: `${BG_PREFIX}/consents`, headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
     expect(r.statusCode, r.body).toBe(201);
     expect(r.headers['x-request-id']).toBe(requestId);
-    const d = r.json().data;
+    const d = r.json();
     // 180 days of validity at most, and at most 4 reads a day without the customer.
     expect(d).toMatchObject({ consentStatus: 'received', validUntil: daysFromNow(180), frequencyPerDay: 4 });
-    expect(d._links.startAuthorisation.href).toMatch(new RegExp(`/api/v1/open-banking/consents/${d.consentId}/authorisations$`));
-    const again = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
-    expect(again.statusCode).toBe(200);
-    expect(again.json().data.consentId).toBe(d.consentId);
+    expect(r.headers.location).toMatch(new RegExp(`^https?://[^/]+${BG_PREFIX}/consents/${d.consentId}$`));
+    expect(r.headers['aspsp-sca-approach']).toBe('REDIRECT');
+    expect(d._links.startAuthorisation.href).toBe(`${r.headers.location}/authorisations`);
+    const again = await t.app.inject({ method: 'POST', url: `${BG_PREFIX}/consents`, headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
+    expect([again.statusCode, again.headers.location]).toEqual([201, r.headers.location]);
+    expect(again.json()).toEqual(d);
+    // The platform spec's row: the same consent for the same X-Request-ID, in the envelope.
+    const platform = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: { ...aisTpp, 'x-request-id': requestId }, payload: body });
+    expect([platform.statusCode, platform.headers.location]).toEqual([201, r.headers.location]);
+    expect(platform.json().data).toEqual(d);
     expect((await getPool().query('SELECT count(*)::int AS n FROM ob_consents WHERE request_id = $1', [requestId])).rows[0].n).toBe(1);
-    const info = (await call('GET', `/consents/${d.consentId}`, aisTpp)).json().data;
+    const info = (await call('GET', `/consents/${d.consentId}`, aisTpp)).json();
     expect(info).toMatchObject({ access: { balances: [{ iban: main.iban }] }, recurringIndicator: true, consentStatus: 'received' });
   });
 
@@ -110,7 +118,7 @@ describe('establishing a consent', () => {
     expect(await codeOf({ ...ok, access: {} })).toEqual([400, 'FORMAT_ERROR', 'FORMAT_ERROR']);
     expect(await codeOf(ok, piOnly)).toEqual([403, 'ROLE_INVALID', 'ROLE_INVALID']);
     expect(await codeOf(ok, {})).toEqual([401, 'CERTIFICATE_MISSING', 'CERTIFICATE_MISSING']);
-    const noId = await t.app.inject({ method: 'POST', url: '/api/v1/open-banking/consents', headers: aisTpp, payload: ok });
+    const noId = await t.app.inject({ method: 'POST', url: `${BG_PREFIX}/consents`, headers: aisTpp, payload: ok });
     expect([noId.statusCode, noId.json().errors[0].code]).toEqual([400, 'FORMAT_ERROR']);
     // A one-off consent is read once a day.
     const once = await newConsent(ok.access, { recurringIndicator: false, frequencyPerDay: 1 });
@@ -132,7 +140,7 @@ describe('SCA: redirect', () => {
     const c = await newConsent({ balances: [{ iban: main.iban }], transactions: [{ iban: main.iban }] }, {}, aisTpp);
     const start = await call('POST', `/consents/${c.consentId}/authorisations`, { ...aisTpp, 'tpp-redirect-uri': 'https://tpp.example/cb' });
     expect(start.statusCode).toBe(201);
-    const a = start.json().data;
+    const a = start.json();
     expect(a).toMatchObject({ scaStatus: 'received', scaApproach: 'REDIRECT' });
     expect(a._links.scaRedirect.href).toMatch(new RegExp(`/open-banking/sca/${a.authorisationId}$`));
     // The page the customer is sent to, and what it shows.
@@ -148,17 +156,17 @@ describe('SCA: redirect', () => {
     const ok = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json().data).toMatchObject({ sca_status: 'finalised' });
-    expect((await call('GET', `/consents/${c.consentId}/authorisations/${a.authorisationId}`, aisTpp)).json().data.scaStatus).toBe('finalised');
-    expect((await call('GET', `/consents/${c.consentId}/authorisations`, aisTpp)).json().data.authorisationIds).toEqual([a.authorisationId]);
+    expect((await call('GET', `/consents/${c.consentId}/authorisations/${a.authorisationId}`, aisTpp)).json().scaStatus).toBe('finalised');
+    expect((await call('GET', `/consents/${c.consentId}/authorisations`, aisTpp)).json().authorisationIds).toEqual([a.authorisationId]);
     expect(await status(c.consentId)).toBe('valid');
     const again = await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${a.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
     expect([again.statusCode, again.json().errors[0].code]).toEqual([409, 'STATUS_INVALID']);
     const accounts = await call('GET', '/accounts', { ...aisTpp, 'consent-id': c.consentId, 'psu-ip-address': '192.0.2.10' });
     expect(accounts.statusCode, accounts.body).toBe(200);
-    expect(accounts.json().data.accounts.map((x: { iban: string }) => x.iban)).toEqual([main.iban]);
+    expect(accounts.json().accounts.map((x: { iban: string }) => x.iban)).toEqual([main.iban]);
     const balances = await call('GET', `/accounts/${main.id}/balances`, { ...aisTpp, 'consent-id': c.consentId, 'psu-ip-address': '192.0.2.10' });
     expect(balances.statusCode, balances.body).toBe(200);
-    expect(JSON.stringify(balances.json().data.balances)).toContain('250');
+    expect(JSON.stringify(balances.json().balances)).toContain('250');
     const notCovered = await call('GET', `/accounts/${second.id}/balances`, { ...aisTpp, 'consent-id': c.consentId });
     expect(notCovered.statusCode).toBe(404);
     // Without the customer present: 4 reads a day of this endpoint and account, however many arrive at once.
@@ -194,7 +202,7 @@ describe('SCA: redirect', () => {
     const first = await newConsent({ allPsd2: 'allAccounts' });
     expect((await authorise(first.consentId, 'approve', undefined, { account_ids: [second.id] })).decision.json().data.sca_status).toBe('finalised');
     const listed = await call('GET', '/accounts', { ...aisTpp, 'consent-id': first.consentId, 'psu-ip-address': '192.0.2.10' });
-    expect(listed.json().data.accounts.map((x: { resourceId: string }) => x.resourceId)).toEqual([second.id]);
+    expect(listed.json().accounts.map((x: { resourceId: string }) => x.resourceId)).toEqual([second.id]);
     const next = await newConsent({ allPsd2: 'allAccounts' });
     await authorise(next.consentId);
     expect(await status(next.consentId)).toBe('valid');
@@ -235,8 +243,8 @@ describe('redirect URIs', () => {
     // The TPP's domain and its subdomains are accepted; the customer's browser goes back there.
     const ok = await create({ 'tpp-redirect-uri': 'https://app.tpp.example/cb?state=1', 'tpp-nok-redirect-uri': 'https://tpp.example/nok' });
     expect(ok.statusCode, ok.body).toBe(201);
-    const start = await call('POST', `/consents/${ok.json().data.consentId}/authorisations`, aisTpp);
-    const decided = await decide(start.json().data.authorisationId, 'approve');
+    const start = await call('POST', `/consents/${ok.json().consentId}/authorisations`, aisTpp);
+    const decided = await decide(start.json().authorisationId, 'approve');
     expect(decided.json().data).toMatchObject({ sca_status: 'finalised', redirect_uri: 'https://app.tpp.example/cb?state=1' });
   });
 });
@@ -244,7 +252,7 @@ describe('redirect URIs', () => {
 describe('SCA: the authorisation is its customer\'s from the start', () => {
   it('a redirect authorisation of a consent naming the customer\'s account: another customer\'s session can neither approve nor deny it (404); the consent stays received', async () => {
     const c = await newConsent({ balances: [{ iban: main.iban }] });
-    const a = (await call('POST', `/consents/${c.consentId}/authorisations`, aisTpp)).json().data;
+    const a = (await call('POST', `/consents/${c.consentId}/authorisations`, aisTpp)).json();
     expect(a.scaApproach).toBe('REDIRECT');
     for (const decision of ['approve', 'deny'] as const) {
       const r = await decide(a.authorisationId, decision, {}, await sessionOf(other));
@@ -260,7 +268,7 @@ describe('SCA: the authorisation is its customer\'s from the start', () => {
     const c = await newConsent({ balances: [{ iban: main.iban }] });
     const start = await call('POST', `/consents/${c.consentId}/authorisations`, { ...aisTpp, 'tpp-decoupled-preferred': 'true', 'psu-id': other.email });
     expect(start.statusCode).toBe(201);
-    const a = start.json().data;
+    const a = start.json();
     const { rows } = await getPool().query("SELECT count(*)::int AS n FROM platform_events WHERE type = 'open_banking.sca_requested' AND aggregate_id = $1", [a.authorisationId]);
     expect(rows[0].n).toBe(0);
     const r = await decide(a.authorisationId, 'approve', {}, await sessionOf(other));
@@ -274,7 +282,7 @@ describe('SCA: decoupled', () => {
     const c = await newConsent({ balances: [{ iban: main.iban }] });
     const start = await call('POST', `/consents/${c.consentId}/authorisations`, { ...aisTpp, 'tpp-decoupled-preferred': 'true', 'psu-id': t.user.email });
     expect(start.statusCode).toBe(201);
-    const a = start.json().data;
+    const a = start.json();
     expect(a).toMatchObject({ scaApproach: 'DECOUPLED', scaStatus: 'started', psuMessage: expect.any(String) });
     expect(a._links.scaRedirect).toBeUndefined();
     const { rows } = await getPool().query("SELECT user_id, data FROM platform_events WHERE type = 'open_banking.sca_requested' AND aggregate_id = $1", [a.authorisationId]);
@@ -292,7 +300,7 @@ describe('ending a consent', () => {
   it('the TPP deletes it (terminatedByTpp) and the customer revokes theirs (revokedByPsu); reads stop', async () => {
     const a = await newConsent({ allPsd2: 'allAccounts' }, {}, otherTpp);
     const start = await call('POST', `/consents/${a.consentId}/authorisations`, otherTpp);
-    await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${start.json().data.authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
+    await t.app.inject({ method: 'POST', url: `/api/v1/open-banking/sca/${start.json().authorisationId}`, headers: await sessionOf(t.user), payload: { decision: 'approve' } });
     expect(await status(a.consentId, otherTpp)).toBe('valid');
     const mine = (await t.app.inject({ method: 'GET', url: '/api/v1/open-banking/my/consents', headers: t.headers })).json().data;
     expect(mine.find((x: { consent_id: string }) => x.consent_id === a.consentId)).toMatchObject({ tpp_name: 'Other Aggregator', status: 'valid' });

@@ -1,5 +1,5 @@
 /**
- * Berlin Group payment initiation (POST /api/v1/open-banking/payments…) end to end: real PostgreSQL,
+ * Berlin Group payment initiation (POST /v1/payments/{payment-product} under BG_PREFIX) end to end: real PostgreSQL,
  * the real workflows on Temporal's time-skipping test server (SEPA cut-offs and the SCA deadline
  * pass in seconds), a sandbox TPP registered with its certificate, and a customer with an EUR
  * balance. Every SCA goes through the routes: the TPP starts an authorisation, the customer's login
@@ -11,6 +11,7 @@ import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/openbanking/certificates';
 import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
+import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
 import { generateMessage } from '../../iso20022/index';
 import { makeIban } from '../../iso20022/iban';
 import type { TestApp, TestUser } from '../helpers/app';
@@ -18,7 +19,10 @@ import { startRailsHarness, type RailsHarness } from '../rails/harness';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
 
-const BASE = '/api/v1/open-banking';
+/** The platform's open-banking routes (the customer's SCA decision, the enveloped POST /payments). */
+const OB = '/api/v1/open-banking';
+/** The Berlin Group routes: /v1/payments/{payment-product}… under BG_PREFIX, unwrapped bodies. */
+const BASE = BG_PREFIX;
 const CREDITOR_IBAN = makeIban('FR', '30006000011234567890189');
 
 let h: RailsHarness;
@@ -95,14 +99,14 @@ async function startAuthorisation(paymentId: string) {
 
 /** The customer's session decides an authorisation on the platform's SCA route. */
 async function decide(authorisationId: string, decision: 'approve' | 'deny', user: TestUser = t.user) {
-  return t.app.inject({ method: 'POST', url: `${BASE}/sca/${authorisationId}`, headers: await sessionOf(user), payload: { decision } });
+  return t.app.inject({ method: 'POST', url: `${OB}/sca/${authorisationId}`, headers: await sessionOf(user), payload: { decision } });
 }
 
 /** The TPP starts an SCA and the customer decides it, as on the platform's page. */
 async function authorise(paymentId: string, decision: 'approve' | 'deny' = 'approve', user: TestUser = t.user) {
   const started = await startAuthorisation(paymentId);
   expect(started.statusCode, started.body).toBe(201);
-  const r = await decide(started.json().data.authorisationId, decision, user);
+  const r = await decide(started.json().authorisationId, decision, user);
   expect(r.statusCode, r.body).toBe(200);
   return r.json().data as { sca_status: string; reason?: string };
 }
@@ -136,7 +140,7 @@ describe('open banking payment initiation', () => {
     const before = await balance(t, t.headers, account, 'EUR');
     const r = await initiate('sepa-credit-transfers', body({ endToEndIdentification: 'E2E-OB-1' }));
     expect(r.statusCode).toBe(201);
-    const created = r.json().data;
+    const created = r.json();
     expect(created).toMatchObject({ transactionStatus: 'RCVD', paymentId: expect.stringMatching(/^obp_/) });
     const self = `${BASE}/payments/sepa-credit-transfers/${created.paymentId}`;
     expect(created._links.self.href).toMatch(new RegExp(`${self}$`));
@@ -146,19 +150,19 @@ describe('open banking payment initiation', () => {
     // The TPP starts the SCA; the customer is redirected to the platform's page.
     const auth = await t.app.inject({ method: 'POST', url: `${self}/authorisations`, headers: headersOf(tpp) });
     expect(auth.statusCode).toBe(201);
-    expect(auth.json().data).toMatchObject({ scaStatus: 'received', scaApproach: 'REDIRECT', _links: { scaRedirect: { href: expect.any(String) } } });
-    const authId = auth.json().data.authorisationId;
-    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations`)).json().data).toEqual({ authorisationIds: [authId] });
-    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'received' });
+    expect(auth.json()).toMatchObject({ scaStatus: 'received', scaApproach: 'REDIRECT', _links: { scaRedirect: { href: expect.any(String) } } });
+    const authId = auth.json().authorisationId;
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations`)).json()).toEqual({ authorisationIds: [authId] });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json()).toEqual({ scaStatus: 'received' });
 
     // The customer signs in on the page (a password session; an API key may not decide) and approves.
     const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: t.user.email, password: t.user.password } });
-    const decided = await t.app.inject({ method: 'POST', url: `${BASE}/sca/${authId}`, headers: { authorization: `Bearer ${login.json().data.access_token}` }, payload: { decision: 'approve' } });
+    const decided = await t.app.inject({ method: 'POST', url: `${OB}/sca/${authId}`, headers: { authorization: `Bearer ${login.json().data.access_token}` }, payload: { decision: 'approve' } });
     expect(decided.json().data).toMatchObject({ sca_status: 'finalised' });
-    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'finalised' });
-    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json().data.transactionStatus).toMatch(/^(ACTC|ACSP)$/);
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json()).toEqual({ scaStatus: 'finalised' });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json().transactionStatus).toMatch(/^(ACTC|ACSP)$/);
     // Deciding again is refused, a second authorisation cannot start; a payment no longer awaiting SCA cannot be cancelled.
-    const again = await t.app.inject({ method: 'POST', url: `${BASE}/sca/${authId}`, headers: { authorization: `Bearer ${login.json().data.access_token}` }, payload: { decision: 'deny' } });
+    const again = await t.app.inject({ method: 'POST', url: `${OB}/sca/${authId}`, headers: { authorization: `Bearer ${login.json().data.access_token}` }, payload: { decision: 'deny' } });
     expect([again.statusCode, codeOf(again)]).toEqual([409, 'STATUS_INVALID']);
     const second = await startAuthorisation(created.paymentId);
     expect([second.statusCode, codeOf(second)]).toEqual([409, 'STATUS_INVALID']);
@@ -196,7 +200,7 @@ describe('open banking payment initiation', () => {
 
     const read = await get(`/payments/sepa-credit-transfers/${created.paymentId}`);
     expect(read.statusCode).toBe(200);
-    expect(read.json().data).toEqual({
+    expect(read.json()).toEqual({
       endToEndIdentification: 'E2E-OB-1',
       debtorAccount: { iban },
       instructedAmount: { currency: 'EUR', amount: '100.00' },
@@ -206,8 +210,8 @@ describe('open banking payment initiation', () => {
       remittanceInformationUnstructured: 'Invoice 42',
       transactionStatus: 'ACSC',
     });
-    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json().data).toEqual({ transactionStatus: 'ACSC' });
-    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json().data).toEqual({ scaStatus: 'finalised' });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/status`)).json()).toEqual({ transactionStatus: 'ACSC' });
+    expect((await get(`/payments/sepa-credit-transfers/${created.paymentId}/authorisations/${authId}`)).json()).toEqual({ scaStatus: 'finalised' });
   });
 
   it('instant SEPA from a pain.001 document goes through the same steps to ACSC', async () => {
@@ -218,7 +222,7 @@ describe('open banking payment initiation', () => {
     }).xml as string;
     const r = await initiate('instant-sepa-credit-transfers', xml);
     expect(r.statusCode).toBe(201);
-    const id = r.json().data.paymentId;
+    const id = r.json().paymentId;
     await authorise(id);
     const row = await finish(id);
     expect(row).toMatchObject({ transaction_status: 'ACSC', end_to_end_id: 'E2E-XML-1', remittance: 'Order 7', rail: 'sepa_instant' });
@@ -230,30 +234,30 @@ describe('open banking payment initiation', () => {
   it('insufficient funds: the rail refuses to reserve, RJCT AM04, nothing posted, the balance unchanged', async () => {
     const before = await balance(t, t.headers, account, 'EUR');
     const r = await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '50000.00' } }));
-    const id = r.json().data.paymentId;
+    const id = r.json().paymentId;
     await authorise(id);
     const row = await finish(id);
     expect(row).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AM04' });
     expect((await getPool().query('SELECT status, failure_code FROM rail_payments WHERE id = $1', [row.rail_payment_id])).rows[0]).toEqual({ status: 'failed', failure_code: 'INSUFFICIENT_FUNDS' });
     expect((await entriesOf(row.rail_payment_id)).filter((e) => e.status === 'posted')).toEqual([]);
     expect(await balance(t, t.headers, account, 'EUR')).toEqual(before);
-    const status = (await get(`/payments/instant-sepa-credit-transfers/${id}/status`)).json().data;
+    const status = (await get(`/payments/instant-sepa-credit-transfers/${id}/status`)).json();
     expect(status).toEqual({ transactionStatus: 'RJCT', tppMessages: [{ category: 'ERROR', code: 'PAYMENT_FAILED', text: 'AM04: Insufficient funds' }] });
   });
 
   it("the rail's own rejection code is passed on (pacs.002 RJCT AC04)", async () => {
-    const id = (await initiate('instant-sepa-credit-transfers', body({ remittanceInformationUnstructured: 'REJECT:AC04' }))).json().data.paymentId;
+    const id = (await initiate('instant-sepa-credit-transfers', body({ remittanceInformationUnstructured: 'REJECT:AC04' }))).json().paymentId;
     await authorise(id);
     expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AC04' });
   });
 
   it('SCA not completed in time: RJCT AB05, nothing created on the rails; authorising afterwards is refused', async () => {
-    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const id = (await initiate('sepa-credit-transfers', body())).json().paymentId;
     const auth = await t.app.inject({ method: 'POST', url: `${BASE}/payments/sepa-credit-transfers/${id}/authorisations`, headers: headersOf(tpp) });
     const row = await finish(id);
     expect(row).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AB05', rail_payment_id: null });
-    expect((await get(`/payments/sepa-credit-transfers/${id}/authorisations/${auth.json().data.authorisationId}`)).json().data).toEqual({ scaStatus: 'failed' });
-    const late = await decide(auth.json().data.authorisationId, 'approve');
+    expect((await get(`/payments/sepa-credit-transfers/${id}/authorisations/${auth.json().authorisationId}`)).json()).toEqual({ scaStatus: 'failed' });
+    const late = await decide(auth.json().authorisationId, 'approve');
     expect([late.statusCode, codeOf(late)]).toEqual([409, 'STATUS_INVALID']);
     const another = await startAuthorisation(id);
     expect([another.statusCode, codeOf(another)]).toEqual([409, 'STATUS_INVALID']);
@@ -262,13 +266,13 @@ describe('open banking payment initiation', () => {
 
   it('an extra, late or concurrent authorisation never moves an authorised payment back: one ACTC, the others fail, the money leaves once', async () => {
     const before = await balance(t, t.headers, account, 'EUR');
-    const id = (await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.00' } }))).json().data.paymentId;
+    const id = (await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.00' } }))).json().paymentId;
     // Six authorisations started while the payment awaits SCA, decided by the customer at once.
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await startAuthorisation(id)).json().data.authorisationId);
+    for (let i = 0; i < 6; i++) ids.push((await startAuthorisation(id)).json().authorisationId);
     const session = await sessionOf(t.user);
     const decided = await Promise.all(
-      ids.map((a, i) => t.app.inject({ method: 'POST', url: `${BASE}/sca/${a}`, headers: session, payload: { decision: i % 2 === 0 ? 'approve' : 'deny' } })),
+      ids.map((a, i) => t.app.inject({ method: 'POST', url: `${OB}/sca/${a}`, headers: session, payload: { decision: i % 2 === 0 ? 'approve' : 'deny' } })),
     );
     expect(decided.map((r) => r.statusCode)).toEqual(ids.map(() => 200));
     const statuses = decided.map((r) => r.json().data.sca_status);
@@ -292,25 +296,25 @@ describe('open banking payment initiation', () => {
 
   it('approved, then a second authorisation denied: the payment stays authorised and completes (never RJCT after its money moved)', async () => {
     const before = await balance(t, t.headers, account, 'EUR');
-    const id = (await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.00' } }))).json().data.paymentId;
-    const first = (await startAuthorisation(id)).json().data.authorisationId;
-    const second = (await startAuthorisation(id)).json().data.authorisationId;
+    const id = (await initiate('instant-sepa-credit-transfers', body({ instructedAmount: { currency: 'EUR', amount: '10.00' } }))).json().paymentId;
+    const first = (await startAuthorisation(id)).json().authorisationId;
+    const second = (await startAuthorisation(id)).json().authorisationId;
     expect((await decide(first, 'approve')).json().data).toMatchObject({ sca_status: 'finalised' });
     const denied = (await decide(second, 'deny')).json().data;
     expect(denied).toMatchObject({ sca_status: 'failed', reason: expect.stringMatching(/^The payment is (ACTC|ACSP|ACSC): there is nothing to authorise$/) });
     expect(await finish(id)).toMatchObject({ transaction_status: 'ACSC' });
-    expect((await get(`/payments/instant-sepa-credit-transfers/${id}/status`)).json().data.transactionStatus).toBe('ACSC');
+    expect((await get(`/payments/instant-sepa-credit-transfers/${id}/status`)).json().transactionStatus).toBe('ACSC');
     expect(Number((await balance(t, t.headers, account, 'EUR')).total_balance)).toBe(Number(before.total_balance) - 10);
   });
 
   it('the customer denies: RJCT MS02', async () => {
-    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const id = (await initiate('sepa-credit-transfers', body())).json().paymentId;
     expect(await authorise(id, 'deny')).toMatchObject({ sca_status: 'failed', reason: 'the customer denied the payment' });
     expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'MS02', rail_payment_id: null });
   });
 
   it('cancelled before SCA: CANC (DS02), the workflow ends, cancelling again is the same, no new authorisation', async () => {
-    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const id = (await initiate('sepa-credit-transfers', body())).json().paymentId;
     const url = `${BASE}/payments/sepa-credit-transfers/${id}`;
     const del = await t.app.inject({ method: 'DELETE', url, headers: headersOf(tpp) });
     expect(del.statusCode).toBe(204);
@@ -327,47 +331,49 @@ describe('open banking payment initiation', () => {
     const unknown = makeIban('DE', '000000009999999999');
     const r = await initiate('sepa-credit-transfers', body({ debtorAccount: { iban: unknown } }));
     expect(r.statusCode).toBe(201);
-    const id = r.json().data.paymentId;
+    const id = r.json().paymentId;
     expect(await authorise(id)).toMatchObject({ sca_status: 'failed', reason: 'The debtor account of this payment is not an account of this customer' });
     expect(await finish(id)).toMatchObject({ transaction_status: 'RJCT', status_reason: 'AC02', account_id: null, user_id: null });
 
     // The authorisation of t.user's payment is t.user's from its start: another customer's session
     // neither approves nor denies it (404, as any resource of another customer), and the payment waits.
-    const mine = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const mine = (await initiate('sepa-credit-transfers', body())).json().paymentId;
     const { createTestUser } = await import('../helpers/app');
     const stranger = await createTestUser();
-    const started = (await startAuthorisation(mine)).json().data.authorisationId;
+    const started = (await startAuthorisation(mine)).json().authorisationId;
     for (const decision of ['approve', 'deny'] as const) {
       const r = await decide(started, decision, stranger);
       expect([r.statusCode, codeOf(r)]).toEqual([404, 'NOT_FOUND']);
     }
     expect((await getPool().query('SELECT transaction_status FROM ob_payments WHERE id = $1', [mine])).rows[0].transaction_status).toBe('RCVD');
-    expect((await get(`/payments/sepa-credit-transfers/${mine}/authorisations/${started}`)).json().data).toEqual({ scaStatus: 'received' });
+    expect((await get(`/payments/sepa-credit-transfers/${mine}/authorisations/${started}`)).json()).toEqual({ scaStatus: 'received' });
     await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/sepa-credit-transfers/${mine}`, headers: headersOf(tpp) });
   });
 
-  it('an X-Request-ID replay returns the same payment (200) and creates nothing', async () => {
+  it('an X-Request-ID replay answers the same payment again (201, same body and Location) and creates nothing', async () => {
     const requestId = randomUUID();
     const first = await initiate('sepa-credit-transfers', body(), tpp, requestId);
     const again = await initiate('sepa-credit-transfers', body(), tpp, requestId);
     expect(first.statusCode).toBe(201);
-    expect(again.statusCode).toBe(200);
-    expect(again.json().data.paymentId).toBe(first.json().data.paymentId);
-    // The spec form (product in the body) with the same X-Request-ID is the same request too.
-    const spec = await t.app.inject({ method: 'POST', url: `${BASE}/payments`, headers: headersOf(tpp, requestId), payload: { paymentProduct: 'sepa-credit-transfers', ...body() } });
-    expect(spec.json().data.paymentId).toBe(first.json().data.paymentId);
+    expect(first.headers.location).toMatch(new RegExp(`^https?://[^/]+${BASE}/payments/sepa-credit-transfers/${first.json().paymentId}$`));
+    expect(first.headers['aspsp-sca-approach']).toBe('REDIRECT');
+    expect([again.statusCode, again.headers.location]).toEqual([201, first.headers.location]);
+    expect(again.json()).toEqual(first.json());
+    // The platform's extension (product in the body, enveloped) with the same X-Request-ID is the same request too.
+    const spec = await t.app.inject({ method: 'POST', url: `${OB}/payments`, headers: headersOf(tpp, requestId), payload: { paymentProduct: 'sepa-credit-transfers', ...body() } });
+    expect(spec.json().data.paymentId).toBe(first.json().paymentId);
     expect((await getPool().query('SELECT count(*)::int AS n FROM ob_payments WHERE request_id = $1', [requestId])).rows[0].n).toBe(1);
     // Another TPP's X-Request-ID space is its own.
     const other = await initiate('sepa-credit-transfers', body(), otherTpp, requestId);
     expect(other.statusCode).toBe(201);
-    expect(other.json().data.paymentId).not.toBe(first.json().data.paymentId);
-    for (const [who, id] of [[tpp, first.json().data.paymentId], [otherTpp, other.json().data.paymentId]] as const) {
+    expect(other.json().paymentId).not.toBe(first.json().paymentId);
+    for (const [who, id] of [[tpp, first.json().paymentId], [otherTpp, other.json().paymentId]] as const) {
       await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/sepa-credit-transfers/${id}`, headers: headersOf(who) });
     }
   });
 
   it("another TPP's payment is 404 RESOURCE_UNKNOWN on every route", async () => {
-    const id = (await initiate('sepa-credit-transfers', body())).json().data.paymentId;
+    const id = (await initiate('sepa-credit-transfers', body())).json().paymentId;
     const url = `${BASE}/payments/sepa-credit-transfers/${id}`;
     for (const [method, path] of [['GET', url], ['GET', `${url}/status`], ['DELETE', url], ['POST', `${url}/authorisations`], ['GET', `${url}/authorisations`]] as const) {
       const r = await t.app.inject({ method, url: path, headers: headersOf(otherTpp) });
@@ -378,7 +384,7 @@ describe('open banking payment initiation', () => {
     // The right id under another product is unknown too.
     const wrongProduct = await get(`/payments/instant-sepa-credit-transfers/${id}`);
     expect(codeOf(wrongProduct)).toBe('RESOURCE_UNKNOWN');
-    expect((await get(`/payments/sepa-credit-transfers/${id}/status`)).json().data.transactionStatus).toBe('RCVD');
+    expect((await get(`/payments/sepa-credit-transfers/${id}/status`)).json().transactionStatus).toBe('RCVD');
     await t.app.inject({ method: 'DELETE', url, headers: headersOf(tpp) });
   });
 
@@ -387,7 +393,7 @@ describe('open banking payment initiation', () => {
     expect(r.statusCode).toBe(404);
     expect(codeOf(r)).toBe('PRODUCT_UNKNOWN');
     expect(r.json().tppMessages?.[0]).toMatchObject({ category: 'ERROR', code: 'PRODUCT_UNKNOWN' });
-    const spec = await t.app.inject({ method: 'POST', url: `${BASE}/payments`, headers: headersOf(tpp), payload: { paymentProduct: 'pain.001-sepa-credit-transfers', ...body() } });
+    const spec = await t.app.inject({ method: 'POST', url: `${OB}/payments`, headers: headersOf(tpp), payload: { paymentProduct: 'pain.001-sepa-credit-transfers', ...body() } });
     expect(codeOf(spec)).toBe('PRODUCT_UNKNOWN');
     expect(codeOf(await get('/payments/target-2-payments/obp_x/status'))).toBe('PRODUCT_UNKNOWN');
 
@@ -429,7 +435,7 @@ describe('open banking payment initiation', () => {
     // Cross-border takes other currencies the SWIFT rail carries.
     const gbp = await initiate('cross-border-credit-transfers', body({ instructedAmount: { currency: 'GBP', amount: '10.00' }, creditorAccount: { iban: makeIban('GB', 'NWBK60161331926819') } }));
     expect(gbp.statusCode).toBe(201);
-    await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/cross-border-credit-transfers/${gbp.json().data.paymentId}`, headers: headersOf(tpp) });
+    await t.app.inject({ method: 'DELETE', url: `${BASE}/payments/cross-border-credit-transfers/${gbp.json().paymentId}`, headers: headersOf(tpp) });
     expect((await getPool().query("SELECT count(*)::int AS n FROM ob_payments WHERE currency = 'USD'")).rows[0].n).toBe(0);
   });
 });

@@ -39,12 +39,14 @@ const PUBLIC = [
   /^\/api\/v2\/x402\/facilitator\/(supported|verify|settle)$/,
   // Open banking TPP registry: the certificate is the credential (tests/openbanking/tpps.test.ts).
   /^\/api\/v1\/open-banking\/tpps(\/me)?$/,
-  // Open banking account information: the TPP's certificate and Consent-ID are the credential (tests/openbanking/ais.test.ts).
-  /^\/api\/v1\/open-banking\/accounts(\/:accountId(\/balances|\/transactions)?)?$/,
-  // Open banking payment initiation: the TPP's certificate is the credential (tests/openbanking/payments.test.ts).
-  /^\/api\/v1\/open-banking\/payments(\/:paymentProduct(\/:paymentId(\/status|\/authorisations(\/:authorisationId)?)?)?)?$/,
-  // Open banking consents: the TPP's certificate is the credential (tests/openbanking/consents.test.ts).
-  /^\/api\/v1\/open-banking\/consents(\/:consentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
+  // Open banking, the platform spec's three rows: the TPP's certificate is the credential (tests/openbanking/consents.test.ts, payments.test.ts).
+  /^\/api\/v1\/open-banking\/(consents|accounts|payments)$/,
+  // Berlin Group account information: the TPP's certificate and Consent-ID are the credential (tests/openbanking/ais.test.ts).
+  /^\/api\/v1\/open-banking\/psd2\/v1\/accounts(\/:accountId(\/balances|\/transactions)?)?$/,
+  // Berlin Group payment initiation: the TPP's certificate is the credential (tests/openbanking/payments.test.ts).
+  /^\/api\/v1\/open-banking\/psd2\/v1\/payments\/:paymentProduct(\/:paymentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
+  // Berlin Group consents: the TPP's certificate is the credential (tests/openbanking/consents.test.ts).
+  /^\/api\/v1\/open-banking\/psd2\/v1\/consents(\/:consentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
   // The redirect SCA page: the unguessable authorisation id is the capability.
   /^\/open-banking\/sca\/:authorisationId$/,
   // OAuth protocol endpoints: client authentication is the credential (RFC 6749; tests/oauth); the consent page and metadata are public.
@@ -397,12 +399,12 @@ beforeAll(async () => {
     { prefix: '/api/v2/defi/liquidity/positions/', params: { id: lpPosition } },
     { prefix: '/api/v2/defi/lending/positions/', params: { id: lnPosition } },
     { prefix: '/api/v1/ledger/entries/', params: { id: entryId } },
-    { prefix: '/api/v1/open-banking/accounts/', params: { accountId: account } },
-    { prefix: '/api/v1/open-banking/consents/', params: { consentId: `consent_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
+    { prefix: '/api/v1/open-banking/psd2/v1/accounts/', params: { accountId: account } },
+    { prefix: '/api/v1/open-banking/psd2/v1/consents/', params: { consentId: `consent_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
     { prefix: '/api/v1/open-banking/sca/', params: { authorisationId: `obauth_${'0'.repeat(32)}` } },
     { prefix: '/open-banking/sca/', params: { authorisationId: `obauth_${'0'.repeat(32)}` } },
     { prefix: '/api/v1/open-banking/my/consents/', params: { consentId: `consent_${'0'.repeat(32)}` } },
-    { prefix: '/api/v1/open-banking/payments/', params: { paymentProduct: 'sepa-credit-transfers', paymentId: `obp_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
+    { prefix: '/api/v1/open-banking/psd2/v1/payments/', params: { paymentProduct: 'sepa-credit-transfers', paymentId: `obp_${'0'.repeat(32)}`, authorisationId: `obauth_${'0'.repeat(32)}` } },
     { prefix: '/api/v1/interledger/quotes/', params: { id: ilpQuote.id ?? ilpQuote.quote_id } },
     { prefix: '/api/v1/interledger/payments/', params: { id: ilpPayment.id ?? ilpPayment.payment_id } },
     ...(rail ? [{ prefix: '/api/v1/payment-rails/payments/', params: { id: rail.id ?? rail.payment_id } }] : []),

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
 import { clearAssetCache } from '../../domain/assets';
 import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER } from '../../domain/openbanking/certificates';
@@ -144,10 +145,12 @@ describe('a pool of one connection', () => {
 
     const openBanking = async () => {
       const headers = () => ({ ...tpp, 'x-request-id': randomUUID() });
+      // Initiated on the platform's enveloped route (product in the body); the rest on the Berlin Group routes (unwrapped).
       const p = await created(
         'POST',
-        '/api/v1/open-banking/payments/instant-sepa-credit-transfers',
+        '/api/v1/open-banking/payments',
         {
+          paymentProduct: 'instant-sepa-credit-transfers',
           instructedAmount: { currency: 'EUR', amount: '25.00' },
           debtorAccount: { iban: obIban },
           creditorAccount: { iban: makeIban('FR', '30006000011234567890189') },
@@ -158,12 +161,18 @@ describe('a pool of one connection', () => {
         headers(),
       );
       // The TPP starts the SCA; the customer's login session approves it on the SCA route.
-      const auth = await created('POST', `/api/v1/open-banking/payments/instant-sepa-credit-transfers/${p.paymentId}/authorisations`, {}, headers());
+      const started = await call('POST', `${BG_PREFIX}/payments/instant-sepa-credit-transfers/${p.paymentId}/authorisations`, {}, headers());
+      expect(started.statusCode, started.body).toBe(201);
+      const auth = started.json();
       const login = await call('POST', '/api/auth/login', { email: t.user.email, password: t.user.password }, {});
       const decided = await call('POST', `/api/v1/open-banking/sca/${auth.authorisationId}`, { decision: 'approve' }, { authorization: `Bearer ${login.json().data.access_token}` });
       expect(decided.json().data?.sca_status, decided.body).toBe('finalised');
-      const url = `/api/v1/open-banking/payments/instant-sepa-credit-transfers/${p.paymentId}/status`;
-      return reach(`open-banking payment ${p.paymentId}`, deadline, () => statusOf(url, (d) => d.transactionStatus, headers()), (s) => s === 'ACSC' || s === 'RJCT');
+      const url = `${BG_PREFIX}/payments/instant-sepa-credit-transfers/${p.paymentId}/status`;
+      const status = async () => {
+        const r = await call('GET', url, undefined, headers());
+        return r.statusCode === 200 ? (r.json().transactionStatus as string) : `HTTP ${r.statusCode} ${r.json().errors?.[0]?.code ?? ''}`;
+      };
+      return reach(`open-banking payment ${p.paymentId}`, deadline, status, (s) => s === 'ACSC' || s === 'RJCT');
     };
 
     const ready = async () => {

@@ -42,7 +42,7 @@ const amount: Schema = {
   type: 'object',
   required: ['currency', 'amount'],
   properties: {
-    currency: { type: 'string', description: 'The asset code (ISO 4217 for fiat)' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 (only ISO 4217 currency positions are shown)' },
     amount: { type: 'string', description: 'Decimal string at the asset precision; negative ("-") for money out' },
   },
 };
@@ -65,7 +65,7 @@ const accountDetails: Schema = {
   properties: {
     resourceId: { type: 'string' },
     iban: { type: 'string' },
-    currency: { type: 'string', description: 'Only when the account holds exactly one asset; a multi-currency account omits it' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Only when the account holds exactly one ISO 4217 currency; a multi-currency account omits it' },
     name: { type: 'string', maxLength: 70 },
     product: { type: 'string', description: 'The account type: personal, business or savings' },
     cashAccountType: { type: 'string', enum: ['CACC'] },
@@ -100,12 +100,10 @@ const linksAccountReport: Schema = {
   properties: { account: href, first: href, previous: href, next: href, last: href },
 };
 
-const data = (schema: Schema): Schema => ({ type: 'object', required: ['data'], properties: { data: schema } });
-
-export const accountListBody = data({ type: 'object', required: ['accounts'], properties: { accounts: { type: 'array', items: accountDetails } } });
-export const accountDetailsBody = data({ type: 'object', required: ['account'], properties: { account: accountDetails } });
-export const balancesBody = data({ type: 'object', required: ['balances'], properties: { account: accountReference, balances: balanceList } });
-export const transactionsBody = data({
+export const accountListBody: Schema = { type: 'object', required: ['accounts'], properties: { accounts: { type: 'array', items: accountDetails } } };
+export const accountDetailsBody: Schema = { type: 'object', required: ['account'], properties: { account: accountDetails } };
+export const balancesBody: Schema = { type: 'object', required: ['balances'], properties: { account: accountReference, balances: balanceList } };
+export const transactionsBody: Schema = {
   type: 'object',
   properties: {
     account: accountReference,
@@ -115,7 +113,7 @@ export const transactionsBody = data({
       properties: { booked: { type: 'array', items: transaction }, pending: { type: 'array', items: transaction }, _links: linksAccountReport },
     },
   },
-});
+};
 
 /** The envelope, plus the Berlin Group tppMessages the open-banking conventions add to every refusal. */
 const aisErrorEnvelope: Schema = {
@@ -133,19 +131,21 @@ const aisErrorEnvelope: Schema = {
 };
 
 const AIS_ERRORS: Record<number, string> = {
-  400: 'FORMAT_ERROR: X-Request-ID missing or not a UUID, Consent-ID missing, or a malformed query parameter',
+  400: 'FORMAT_ERROR: X-Request-ID missing or not a UUID, Consent-ID missing, or a malformed query parameter (on the Berlin Group routes also a typed one not of its type: withBalance, pageIndex, itemsPerPage; the standard has no 422)',
   401:
     'CERTIFICATE_MISSING, CERTIFICATE_INVALID, CERTIFICATE_EXPIRED or CERTIFICATE_BLOCKED (the TPP certificate); CONSENT_INVALID (not authorised yet, ' +
     'rejected, revoked, terminated, or without the access this read needs); CONSENT_EXPIRED',
   403: 'ROLE_INVALID (the certificate lacks PSP_AI); CONSENT_UNKNOWN (not a consent of this TPP)',
   404: 'RESOURCE_UNKNOWN: the account is not addressed by the consent',
-  422: 'Validation error of a typed parameter (withBalance, pageIndex, itemsPerPage not of their type; U+0000 anywhere)',
   429: "ACCESS_EXCEEDED: the consent's reads a day without the customer are used up (Retry-After: until midnight UTC); or rate limited",
 };
 
-/** The refusals an AIS read can answer (with an account in the path, 404 too), each as the JSON envelope. */
-export function aisErrorResponses(withAccount: boolean): Record<string, Schema> {
-  const general = errorResponsesFor([405, 414, 500, 503]);
+/**
+ * The refusals an AIS read can answer (with an account in the path, 404 too), each as the JSON
+ * envelope; the platform's enveloped row (`platform`) keeps the platform's 422 for a typed parameter.
+ */
+export function aisErrorResponses(withAccount: boolean, platform = false): Record<string, Schema> {
+  const general = errorResponsesFor(platform ? [405, 414, 422, 500, 503] : [405, 414, 500, 503]);
   const own = Object.fromEntries(
     Object.entries(AIS_ERRORS)
       .filter(([s]) => withAccount || s !== '404')

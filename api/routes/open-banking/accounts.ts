@@ -1,9 +1,9 @@
 /**
- * Berlin Group NextGenPSD2 account information (AIS) reads: GET /accounts, /accounts/{account-id},
- * /accounts/{account-id}/balances and /accounts/{account-id}/transactions, mounted under the
- * open-banking prefix. The TPP's certificate is the credential (tppCall('PSP_AI')), the Consent-ID
- * header names what it may read; domain/openbanking/accounts.ts checks the consent and builds the
- * Berlin Group bodies, returned as `data`.
+ * Berlin Group NextGenPSD2 account information (AIS) reads: GET /v1/accounts, /v1/accounts/{account-id},
+ * /v1/accounts/{account-id}/balances and /v1/accounts/{account-id}/transactions, mounted under
+ * BG_PREFIX. The TPP's certificate is the credential (tppCall('PSP_AI')), the Consent-ID header
+ * names what it may read; domain/openbanking/accounts.ts checks the consent and builds the Berlin
+ * Group bodies, answered as they are (the platform's enveloped GET /accounts is in platform.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { secondsUntilCountsReset } from '../../../domain/openbanking/access';
@@ -20,21 +20,30 @@ import {
   withBalanceQuery,
 } from './account-presenters';
 import { psuPresent, tppCall, tppOf } from './context';
-import { TAGS as tags } from './schemas';
+import { BG_PREFIX, TAGS as tags } from './schemas';
 
-function consentIdOf(request: FastifyRequest): string | undefined {
+export const ACCOUNT_LIST_DOC =
+  'The accounts the consent (Consent-ID) gives account access to, with _links to what it allows on each; balances too with ' +
+  'withBalance=true where the consent allows them. Only ISO 4217 currency positions are shown (docs/open-banking.md). ' +
+  'Without PSU-IP-Address the read counts against the consent\'s frequencyPerDay.';
+
+/** The account list of a consent (getAccountList), with links under BG_PREFIX. */
+export const accountList = (request: FastifyRequest<{ Querystring: { withBalance?: boolean } }>) =>
+  readAccountList(tppOf(request), { consentId: consentIdOf(request), psuPresent: psuPresent(request), base: BG_PREFIX, withBalance: request.query.withBalance === true });
+
+export function consentIdOf(request: FastifyRequest): string | undefined {
   const v = request.headers['consent-id'];
   return typeof v === 'string' ? v : undefined;
 }
 
 /** ACCESS_EXCEEDED lasts until the daily counts start again (midnight UTC): say when, as every 429 does. */
-async function retryAfterOn429(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+export async function retryAfterOn429(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   if (reply.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(secondsUntilCountsReset()));
   return payload;
 }
 
 export function accountRoutes(app: FastifyInstance): void {
-  const base = app.prefix;
+  const base = BG_PREFIX;
   const call = (request: FastifyRequest) => ({ consentId: consentIdOf(request), psuPresent: psuPresent(request), base });
   const common = { config: { public: true }, preValidation: tppCall('PSP_AI'), onSend: retryAfterOn429 };
 
@@ -45,16 +54,14 @@ export function accountRoutes(app: FastifyInstance): void {
       schema: {
         tags,
         summary: 'Read account list (Berlin Group AIS)',
-        description:
-          'The accounts the consent (Consent-ID) gives account access to, with _links to what it allows on each; balances too with ' +
-          'withBalance=true where the consent allows them. Without PSU-IP-Address the read counts against the consent\'s frequencyPerDay.',
+        description: ACCOUNT_LIST_DOC,
         security: [],
         headers: aisHeaders,
         querystring: withBalanceQuery,
         response: { 200: accountListBody, ...aisErrorResponses(false) },
       },
     },
-    async (request) => ({ data: await readAccountList(tppOf(request), { ...call(request), withBalance: request.query.withBalance === true }) }),
+    accountList,
   );
 
   app.get<{ Params: { accountId: string }; Querystring: { withBalance?: boolean } }>(
@@ -72,9 +79,7 @@ export function accountRoutes(app: FastifyInstance): void {
         response: { 200: accountDetailsBody, ...aisErrorResponses(true) },
       },
     },
-    async (request) => ({
-      data: await readAccountDetails(tppOf(request), request.params.accountId, { ...call(request), withBalance: request.query.withBalance === true }),
-    }),
+    async (request) => readAccountDetails(tppOf(request), request.params.accountId, { ...call(request), withBalance: request.query.withBalance === true }),
   );
 
   app.get<{ Params: { accountId: string } }>(
@@ -91,7 +96,7 @@ export function accountRoutes(app: FastifyInstance): void {
         response: { 200: balancesBody, ...aisErrorResponses(true) },
       },
     },
-    async (request) => ({ data: await readBalances(tppOf(request), request.params.accountId, call(request)) }),
+    async (request) => readBalances(tppOf(request), request.params.accountId, call(request)),
   );
 
   app.get<{ Params: { accountId: string }; Querystring: RawReportQuery }>(
@@ -112,6 +117,6 @@ export function accountRoutes(app: FastifyInstance): void {
         response: { 200: transactionsBody, ...aisErrorResponses(true) },
       },
     },
-    async (request) => ({ data: await readTransactions(tppOf(request), request.params.accountId, request.query, call(request)) }),
+    async (request) => readTransactions(tppOf(request), request.params.accountId, request.query, call(request)),
   );
 }

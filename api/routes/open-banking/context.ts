@@ -26,6 +26,20 @@ export function requestIdOf(request: FastifyRequest): string {
   return v.toLowerCase();
 }
 
+/** A request header's trimmed value, or null when absent or blank. */
+export function headerOf(request: FastifyRequest, name: string): string | null {
+  const v = request.headers[name];
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
+}
+
+/**
+ * The SCA approach a creation will run (the ASPSP-SCA-Approach header of its 201): DECOUPLED when
+ * the TPP prefers it and names the customer (PSU-ID), as startAuthorisation decides, else REDIRECT.
+ */
+export function scaApproachOf(request: FastifyRequest): 'REDIRECT' | 'DECOUPLED' {
+  return headerOf(request, 'tpp-decoupled-preferred') === 'true' && headerOf(request, 'psu-id') !== null ? 'DECOUPLED' : 'REDIRECT';
+}
+
 /** The customer is present when the TPP forwards their IP address (PSU-IP-Address). */
 export function psuPresent(request: FastifyRequest): boolean {
   const v = request.headers['psu-ip-address'];

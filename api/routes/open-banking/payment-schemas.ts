@@ -1,8 +1,10 @@
 /** Wire shapes of payment initiation (Berlin Group names): request bodies, responses, presenters. */
 import { PRODUCTS, type ObPayment } from '../../../domain/openbanking/payments';
 import { STATUS_REASONS, TRANSACTION_STATUSES } from '../../../domain/openbanking/payment-records';
+import { BG_PREFIX } from './schemas';
 
-export const PAYMENT_PREFIX = '/api/v1/open-banking/payments';
+/** The single-payment service of the Berlin Group paths: /v1/{payment-service}/{payment-product} with payment-service "payments". */
+export const PAYMENT_PREFIX = `${BG_PREFIX}/payments`;
 export const XML_TYPES = ['application/xml', 'text/xml'];
 
 const accountReference = {
@@ -49,7 +51,7 @@ const initiationRequired = ['instructedAmount', 'debtorAccount', 'creditorAccoun
 /** Berlin Group paymentInitiation_json, the members this platform takes. */
 export const paymentInitiationJson = { type: 'object', required: initiationRequired, additionalProperties: false, properties: initiationProperties };
 
-/** The same with the product in the body (POST /payments). */
+/** The same with the product in the body (the platform's POST /api/v1/open-banking/payments, platform.ts). */
 export const paymentInitiationWithProduct = {
   type: 'object',
   required: ['paymentProduct', ...initiationRequired],
@@ -76,6 +78,7 @@ const tppMessages = {
 
 export const initiationResponse = {
   type: 'object',
+  required: ['transactionStatus', 'paymentId', '_links'],
   properties: {
     transactionStatus: statusSchema,
     paymentId: { type: 'string' },
@@ -115,7 +118,7 @@ export const authorisationParams = {
 
 // --- presenters
 
-const selfPath = (p: ObPayment) => `${PAYMENT_PREFIX}/${p.product}/${p.id}`;
+export const selfPath = (p: ObPayment) => `${PAYMENT_PREFIX}/${p.product}/${p.id}`;
 export const authorisationPath = (p: ObPayment, authorisationId: string) => `${selfPath(p)}/authorisations/${authorisationId}`;
 
 function messagesOf(p: ObPayment) {

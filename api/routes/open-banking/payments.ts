@@ -1,10 +1,13 @@
 /**
- * Berlin Group payment initiation routes for TPPs (under /api/v1/open-banking): initiate (JSON, or a
- * pain.001 document for the SEPA products), read, status, cancel, and the payment's SCA
- * authorisation sub-resources. The TPP is identified by its certificate and needs the PSP_PI role;
- * X-Request-ID makes initiation replay-safe, so the platform's Idempotency-Key is not used.
+ * Berlin Group payment initiation routes for TPPs (mounted under BG_PREFIX: the 1.3.12 paths
+ * /v1/payments/{payment-product}…, payment-service "payments"): initiate (JSON, or a pain.001
+ * document for the SEPA products), read, status, cancel, and the payment's SCA authorisation
+ * sub-resources, answering the standard's bodies unwrapped. The TPP is identified by its
+ * certificate and needs the PSP_PI role; X-Request-ID makes initiation replay-safe, so the
+ * platform's Idempotency-Key is not used. `initiate` also serves the platform's enveloped
+ * POST /payments with the product in the body (platform.ts).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getConfig } from '../../../iso20022/config';
 import { authorisationBody } from '../../../domain/openbanking/authorisations';
 import type { BgPaymentInitiation } from '../../../domain/openbanking/payment-body';
@@ -17,43 +20,51 @@ import {
   startPaymentAuthorisation,
   type PaymentBody,
 } from '../../../domain/openbanking/payments';
-import { envelope, errorResponses } from '../../schemas';
+import { errorResponses } from '../../schemas';
 import { baseUrlOf } from '../caller';
-import { requestIdOf, tppCall, tppOf } from './context';
+import { headerOf, requestIdOf, scaApproachOf, tppCall, tppOf } from './context';
 import {
   authorisationParams,
   authorisationPath,
   initiationResponse,
   paymentBodyByType,
-  paymentInitiationWithProduct,
   paymentParams,
   paymentResponse,
   presentInitiation,
   presentPayment,
   presentStatus,
   productParams,
+  selfPath,
   statusResponse,
   XML_TYPES,
 } from './payment-schemas';
-import { TAGS, authorisationIdsSchema, headersSchema, scaStatusSchema, startAuthorisationSchema } from './schemas';
+import { TAGS, authorisationIdsSchema, createdHeaders, headersSchema, scaStatusSchema, startAuthorisationSchema, startedHeaders } from './schemas';
 
 type PaymentParams = { paymentProduct: string; paymentId: string };
 
-const header = (request: FastifyRequest, name: string): string | null => {
-  const v = request.headers[name];
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
-};
-
 const bodyOf = (b: unknown): PaymentBody => (typeof b === 'string' ? { kind: 'xml', xml: b } : { kind: 'json', body: b as BgPaymentInitiation });
 
-const INITIATION_DOC =
+export const INITIATION_DOC =
   'Received as RCVD; the customer then authorises it (start an authorisation: _links.startAuthorisation) within OPEN_BANKING_SCA_TIMEOUT_SECONDS ' +
   '(15 minutes; else RJCT with reason AB05). Once authorised (ACTC) it goes out on the product\'s rail (sepa-credit-transfers: SEPA CT, ' +
   'instant-sepa-credit-transfers: SEPA Instant, cross-border-credit-transfers: SWIFT), which reserves the funds: ACSP while the rail has it, ' +
   'ACSC when settled, RJCT with the ISO reason in tppMessages otherwise (AM04 insufficient funds). A debtor IBAN that is not an account here is ' +
-  'accepted now and rejected at SCA (AC02). An X-Request-ID this TPP used before returns that payment (200) and creates nothing.';
+  'accepted now and rejected at SCA (AC02). An X-Request-ID this TPP used before answers that payment again (201, the same body) and creates nothing.';
 
-/** Payment initiation routes; mounted by index.ts under /api/v1/open-banking. */
+/**
+ * initiatePayment: the payment (a replayed X-Request-ID finds the one it created). Sets the 201 and
+ * its headers, answered alike on a replay: the standard's initiation has no other success status.
+ */
+export async function initiate(request: FastifyRequest, reply: FastifyReply, product: string, body: PaymentBody) {
+  const { payment } = await initiatePayment(tppOf(request), { product, requestId: requestIdOf(request), body });
+  const base = baseUrlOf(request);
+  reply.code(201).header('location', `${base}${selfPath(payment)}`).header('aspsp-sca-approach', scaApproachOf(request));
+  return presentInitiation(payment, base);
+}
+
+export const initiationRequestHeaders = headersSchema(['psu-ip-address', 'psu-id', 'tpp-redirect-preferred', 'tpp-decoupled-preferred']);
+
+/** Payment initiation routes; mounted by index.ts under BG_PREFIX. */
 export function paymentRoutes(app: FastifyInstance): void {
   // Its own scope, so the XML parser applies to these routes only.
   app.register(async (scoped) => {
@@ -65,32 +76,7 @@ export function paymentRoutes(app: FastifyInstance): void {
 
 function routes(app: FastifyInstance, maxBytes: number): void {
   const pi = { config: { public: true, idempotency: false as const }, preValidation: tppCall('PSP_PI') };
-  const initiationHeaders = headersSchema(['psu-ip-address']);
-
-  const initiate = async (request: FastifyRequest, product: string, body: PaymentBody) => {
-    const { payment, created } = await initiatePayment(tppOf(request), { product, requestId: requestIdOf(request), body });
-    return { code: created ? 201 : 200, data: presentInitiation(payment, baseUrlOf(request)) };
-  };
-
-  app.post<{ Body: BgPaymentInitiation & { paymentProduct: string } }>(
-    '/payments',
-    {
-      ...pi,
-      schema: {
-        tags: TAGS,
-        summary: 'Initiate a payment, product named in the body',
-        description: `The product (paymentProduct) in the JSON body; otherwise as POST /payments/{paymentProduct}. ${INITIATION_DOC}`,
-        headers: initiationHeaders,
-        body: paymentInitiationWithProduct,
-        response: { 201: envelope(initiationResponse), 200: envelope(initiationResponse), ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      const { paymentProduct, ...body } = request.body;
-      const r = await initiate(request, paymentProduct, { kind: 'json', body });
-      return reply.code(r.code).send({ data: r.data });
-    },
-  );
+  const initiationHeaders = initiationRequestHeaders;
 
   app.post<{ Params: { paymentProduct: string }; Body: unknown }>(
     '/payments/:paymentProduct',
@@ -104,13 +90,10 @@ function routes(app: FastifyInstance, maxBytes: number): void {
         headers: initiationHeaders,
         params: productParams,
         body: paymentBodyByType,
-        response: { 201: envelope(initiationResponse), 200: envelope(initiationResponse), ...errorResponses },
+        response: { 201: { ...initiationResponse, description: 'Created (also for a replayed X-Request-ID)', headers: createdHeaders }, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const r = await initiate(request, request.params.paymentProduct, bodyOf(request.body));
-      return reply.code(r.code).send({ data: r.data });
-    },
+    async (request, reply) => initiate(request, reply, request.params.paymentProduct, bodyOf(request.body)),
   );
 
   app.get<{ Params: PaymentParams }>(
@@ -123,10 +106,10 @@ function routes(app: FastifyInstance, maxBytes: number): void {
         description: 'The payment as initiated (JSON, also for a pain.001 initiation) with its transactionStatus. Another TPP\'s payment is 404 RESOURCE_UNKNOWN.',
         headers: headersSchema([]),
         params: paymentParams,
-        response: { 200: envelope(paymentResponse), ...errorResponses },
+        response: { 200: paymentResponse, ...errorResponses },
       },
     },
-    async (request) => ({ data: presentPayment(await getPayment(tppOf(request), request.params.paymentProduct, request.params.paymentId)) }),
+    async (request) => presentPayment(await getPayment(tppOf(request), request.params.paymentProduct, request.params.paymentId)),
   );
 
   app.get<{ Params: PaymentParams }>(
@@ -139,10 +122,10 @@ function routes(app: FastifyInstance, maxBytes: number): void {
         description: 'ISO 20022 status: RCVD, ACTC, ACSP, ACSC, RJCT (reason in tppMessages) or CANC.',
         headers: headersSchema([]),
         params: paymentParams,
-        response: { 200: envelope(statusResponse), ...errorResponses },
+        response: { 200: statusResponse, ...errorResponses },
       },
     },
-    async (request) => ({ data: presentStatus(await getPayment(tppOf(request), request.params.paymentProduct, request.params.paymentId)) }),
+    async (request) => presentStatus(await getPayment(tppOf(request), request.params.paymentProduct, request.params.paymentId)),
   );
 
   app.delete<{ Params: PaymentParams }>(
@@ -180,16 +163,16 @@ function routes(app: FastifyInstance, maxBytes: number): void {
           'Only a payment awaiting SCA (RCVD) takes one (409 STATUS_INVALID otherwise). Poll _links.scaStatus.',
         headers: headersSchema(['psu-id', 'tpp-decoupled-preferred', 'psu-ip-address']),
         params: paymentParams,
-        response: { 201: envelope(startAuthorisationSchema), ...errorResponses },
+        response: { 201: { ...startAuthorisationSchema, description: 'Started', headers: startedHeaders }, ...errorResponses },
       },
     },
     async (request, reply) => {
       const { payment, authorisation } = await startPaymentAuthorisation(tppOf(request), request.params.paymentProduct, request.params.paymentId, {
-        decoupledPreferred: header(request, 'tpp-decoupled-preferred') === 'true',
-        psuId: header(request, 'psu-id'),
+        decoupledPreferred: headerOf(request, 'tpp-decoupled-preferred') === 'true',
+        psuId: headerOf(request, 'psu-id'),
       });
-      reply.code(201);
-      return { data: authorisationBody(authorisation, baseUrlOf(request), authorisationPath(payment, authorisation.id)) };
+      reply.code(201).header('aspsp-sca-approach', authorisation.scaApproach);
+      return authorisationBody(authorisation, baseUrlOf(request), authorisationPath(payment, authorisation.id));
     },
   );
 
@@ -202,10 +185,10 @@ function routes(app: FastifyInstance, maxBytes: number): void {
         summary: 'The payment\'s authorisations (Berlin Group getPaymentInitiationAuthorisation)',
         headers: headersSchema([]),
         params: paymentParams,
-        response: { 200: envelope(authorisationIdsSchema), ...errorResponses },
+        response: { 200: authorisationIdsSchema, ...errorResponses },
       },
     },
-    async (request) => ({ data: { authorisationIds: await paymentAuthorisationIds(tppOf(request), request.params.paymentProduct, request.params.paymentId) } }),
+    async (request) => ({ authorisationIds: await paymentAuthorisationIds(tppOf(request), request.params.paymentProduct, request.params.paymentId) }),
   );
 
   app.get<{ Params: PaymentParams & { authorisationId: string } }>(
@@ -217,13 +200,13 @@ function routes(app: FastifyInstance, maxBytes: number): void {
         summary: 'SCA status of a payment authorisation (Berlin Group getPaymentInitiationScaStatus)',
         headers: headersSchema([]),
         params: authorisationParams,
-        response: { 200: envelope(scaStatusSchema), ...errorResponses },
+        response: { 200: scaStatusSchema, ...errorResponses },
       },
     },
     async (request) => {
       const p = request.params;
       const a = await paymentAuthorisation(tppOf(request), p.paymentProduct, p.paymentId, p.authorisationId);
-      return { data: { scaStatus: a.scaStatus } };
+      return { scaStatus: a.scaStatus };
     },
   );
 }

@@ -4,6 +4,16 @@ import { SCA_STATUSES } from '../../../domain/openbanking/authorisations';
 
 export const TAGS = ['Open banking'];
 
+/**
+ * The Berlin Group API's server URL is {host}{BG_SERVER} (the 1.3.12 document's example server is
+ * https://api.testbank.com/psd2), so every path of the official document (/v1/consents,
+ * /v1/accounts, /v1/payments/{payment-product} …) is served as is under it, with the standard's
+ * bodies unwrapped. The platform's own rows (docs/open-banking.md) stay under /api/v1/open-banking.
+ */
+export const BG_SERVER = '/api/v1/open-banking/psd2';
+/** Where index.ts mounts the Berlin Group routes: the server URL plus the document's /v1. */
+export const BG_PREFIX = `${BG_SERVER}/v1`;
+
 const HEADER_DOCS: Record<string, string> = {
   'x-request-id': 'Required on every call: a UUID chosen by the TPP, echoed on the response (400 FORMAT_ERROR without it).',
   [TPP_CERTIFICATE_HEADER]:
@@ -34,5 +44,16 @@ export const startAuthorisationSchema = {
     _links: { type: 'object', properties: { scaRedirect: href, scaStatus: href } },
   },
 };
+/**
+ * The 201 response headers the standard defines on creations (createConsent, initiatePayment):
+ * the created resource's absolute URL and the SCA approach the platform will run.
+ */
+export const createdHeaders = {
+  Location: { type: 'string', description: 'The created resource (absolute URL)' },
+  'ASPSP-SCA-Approach': { type: 'string', enum: ['REDIRECT', 'DECOUPLED'], description: 'REDIRECT unless the request asked for DECOUPLED (TPP-Decoupled-Preferred: true with PSU-ID)' },
+};
+/** startConsentAuthorisation / startPaymentAuthorisation: the approach this authorisation runs. */
+export const startedHeaders = { 'ASPSP-SCA-Approach': createdHeaders['ASPSP-SCA-Approach'] };
+
 export const authorisationIdsSchema = { type: 'object', properties: { authorisationIds: { type: 'array', items: { type: 'string' } } } };
 export const scaStatusSchema = { type: 'object', properties: { scaStatus: { type: 'string', enum: [...SCA_STATUSES] } } };
