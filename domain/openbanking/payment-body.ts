@@ -11,6 +11,7 @@ import { parseRequestAmount } from '../money/amount';
 import { DomainError } from '../platform/errors';
 import { RAILS, type RailName } from '../rails/calendar';
 import { checkExplicitRail, ibanValid } from '../rails/routing';
+import { Iso20022Error } from '../../iso20022/errors';
 import { parseMessage, validateMessage } from '../../iso20022/index';
 import { PAYMENT_PRODUCTS, type PaymentCreditor, type PaymentInstruction, type PaymentProduct } from './payment-records';
 
@@ -111,10 +112,9 @@ function fromJson(b: BgPaymentInitiation): RawInstruction {
 
 type Json = Record<string, any>;
 
-/** The ISO module refuses unsafe or unsupported XML with its own errors (status + code): a format error here. */
+/** The ISO module refuses unsafe or unsupported XML with its own coded errors: a format error here. */
 function isoRefusal(err: unknown): string | null {
-  const e = err as { status?: unknown; detail?: unknown; message?: unknown };
-  return typeof e?.status === 'number' && e.status < 500 ? String(e.detail ?? e.message) : null;
+  return err instanceof Iso20022Error ? err.message : null;
 }
 
 function fromPain001(product: PaymentProduct, xml: string): RawInstruction {

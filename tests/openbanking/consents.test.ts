@@ -362,7 +362,7 @@ describe('tenant isolation (issue 41)', () => {
     const first = await authorise(valid.consentId, 'approve', await sessionOf(a));
     expect(first.decision.statusCode, first.decision.body).toBe(200);
     const waiting = await newConsent({ balances: [{ iban: acct.iban }] });
-    const auth = (await call('POST', `/consents/${waiting.consentId}/authorisations`, aisTpp)).json().data.authorisationId as string;
+    const auth = (await call('POST', `/consents/${waiting.consentId}/authorisations`, aisTpp)).json().authorisationId as string;
     const own = await newConsent({ allPsd2: 'allAccounts' }, {}, otherTpp);
     const snapshot = async () => ({
       consents: (await getPool().query('SELECT id, status, user_id, status_changed_at FROM ob_consents WHERE id = ANY($1::text[]) ORDER BY id', [[valid.consentId, waiting.consentId]])).rows,
@@ -387,14 +387,15 @@ describe('tenant isolation (issue 41)', () => {
     // Another TPP: A's consents are unknown to it, and so are the authorisations under them.
     const tppProbes: Probe[] = [
       ...[`/consents/${valid.consentId}`, `/consents/${valid.consentId}/status`, `/consents/${waiting.consentId}/authorisations`, `/consents/${waiting.consentId}/authorisations/${auth}`].map(
-        (url): Probe => ({ method: 'GET', url: `/api/v1/open-banking${url}` }),
+        (url): Probe => ({ method: 'GET', url: `${BG_PREFIX}${url}` }),
       ),
-      { method: 'POST', url: `/api/v1/open-banking/consents/${waiting.consentId}/authorisations` },
-      { method: 'DELETE', url: `/api/v1/open-banking/consents/${valid.consentId}` },
+      { method: 'POST', url: `${BG_PREFIX}/consents/${waiting.consentId}/authorisations` },
+      { method: 'DELETE', url: `${BG_PREFIX}/consents/${valid.consentId}` },
+      { method: 'GET', url: `${BG_PREFIX}/accounts`, headers: { 'consent-id': valid.consentId } },
       { method: 'GET', url: '/api/v1/open-banking/accounts', headers: { 'consent-id': valid.consentId } },
-      { method: 'GET', url: `/api/v1/open-banking/accounts/${acct.id}/balances`, headers: { 'consent-id': valid.consentId } },
+      { method: 'GET', url: `${BG_PREFIX}/accounts/${acct.id}/balances`, headers: { 'consent-id': valid.consentId } },
       // Its own consent naming A's authorisation.
-      { method: 'GET', url: `/api/v1/open-banking/consents/${own.consentId}/authorisations/${auth}`, expect: { status: 404, code: 'RESOURCE_UNKNOWN' } },
+      { method: 'GET', url: `${BG_PREFIX}/consents/${own.consentId}/authorisations/${auth}`, expect: { status: 404, code: 'RESOURCE_UNKNOWN' } },
     ];
     for (const p of tppProbes) p.headers = { 'x-request-id': randomUUID(), ...p.headers };
     wrong.push(...(await refusalsOf(t.app, tppProbes, [['another TPP', otherTpp]], { status: 403, code: 'CONSENT_UNKNOWN' }, secrets)));

@@ -445,9 +445,9 @@ describe('tenant isolation (issue 41)', () => {
     const { a, b, c } = await tenantCustomers(t.user.userId);
     const acct = await openFundedAccount(t, a.headers, '300.00', 'EUR');
     const debtor = (await getPool().query<{ iban: string }>('SELECT iban FROM account_ibans WHERE account_id = $1', [acct])).rows[0].iban;
-    const id = (await initiate('sepa-credit-transfers', body({ debtorAccount: { iban: debtor } }))).json().data.paymentId as string;
-    const auth = (await startAuthorisation(id)).json().data.authorisationId as string;
-    const theirs = (await initiate('sepa-credit-transfers', body(), otherTpp)).json().data.paymentId as string;
+    const id = (await initiate('sepa-credit-transfers', body({ debtorAccount: { iban: debtor } }))).json().paymentId as string;
+    const auth = (await startAuthorisation(id)).json().authorisationId as string;
+    const theirs = (await initiate('sepa-credit-transfers', body(), otherTpp)).json().paymentId as string;
     const snapshot = async () => ({
       payment: (await getPool().query('SELECT transaction_status, user_id, updated_at FROM ob_payments WHERE id = $1', [id])).rows,
       authorisation: (await getPool().query('SELECT sca_status, user_id FROM ob_authorisations WHERE id = $1', [auth])).rows,
@@ -458,7 +458,7 @@ describe('tenant isolation (issue 41)', () => {
     const wrong: string[] = [];
     for (const [who, u] of [['B (same tenant)', b], ['C (other tenant)', c]] as const) {
       const session = await sessionOf(u);
-      const probes: Probe[] = (['approve', 'deny'] as const).map((decision) => ({ method: 'POST', url: `${BASE}/sca/${auth}`, payload: { decision }, headers: session }));
+      const probes: Probe[] = (['approve', 'deny'] as const).map((decision) => ({ method: 'POST', url: `${OB}/sca/${auth}`, payload: { decision }, headers: session }));
       wrong.push(...(await refusalsOf(t.app, probes, [[who, {}]], { status: 404, code: 'NOT_FOUND' }, secrets)));
     }
     const url = `${BASE}/payments/sepa-credit-transfers/${id}`;

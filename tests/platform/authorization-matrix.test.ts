@@ -730,8 +730,9 @@ describe('authorization matrix', () => {
   });
 
   it("a TPP's certificate reaches only the PSD2 routes its roles allow, and no customer route", async () => {
-    const AIS = /^\/api\/v1\/open-banking\/(consents|accounts)(\/|$)/;
-    const PIS = /^\/api\/v1\/open-banking\/payments(\/|$)/;
+    // The Berlin Group routes (under BG_PREFIX) and the platform's own enveloped rows beside them.
+    const AIS = /^\/api\/v1\/open-banking\/(psd2\/v1\/)?(consents|accounts)(\/|$)/;
+    const PIS = /^\/api\/v1\/open-banking\/(psd2\/v1\/)?payments(\/|$)/;
     const wrong: string[] = [];
     let reached = 0;
     for (const [roles, allowed] of [[['PSP_AI'], AIS], [['PSP_PI'], PIS]] as Array<[Psd2Role[], RegExp]>) {
