@@ -1,5 +1,5 @@
--- ledger__amount as in 20261121010000_ledger, deciding with ledger__rule_amount (same codes, same
--- messages). Other ledger functions still parse amounts through it.
+-- An amount's text as numeric, or LGR01 with the code of ledger__rule_amount (the rules of
+-- parseAmount in domain/money/amount.ts) and the message of ledger__amount_message.
 CREATE OR REPLACE FUNCTION ledger__amount(p_text text, p_precision integer) RETURNS numeric
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE

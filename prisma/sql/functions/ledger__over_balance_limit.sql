@@ -1,5 +1,3 @@
--- ledger__post as in 20261121090000_ledger_fewer_statements, with the maximum balance checked after
--- the funds (marked "Maximum balance" below; the lock statement also reads assets.max_balance).
 -- The maximum-balance rule, given an account's totals once a posting is applied: a customer
 -- account's inflows (posted and pending) less its posted outflows, on its normal side, above the
 -- asset's maximum. Used by ledger__post and by transfers_create_immediate_batch_setwise.

@@ -1,5 +1,8 @@
--- ledger__post as in 20261123110000_amount_limits, each rule decided by its ledger__rule_* function
--- (messages and the order of the checks unchanged).
+-- Posting: one call validates, locks the accounts (sorted, one statement), checks balance and
+-- funds, writes header + lines (with balance_after) + totals + outbox events, and returns the
+-- entry as JSON. Runs in the caller's transaction, or its own when called in autocommit. Each rule
+-- is decided by its ledger__rule_* function, shared with transfers_create_immediate_batch_setwise
+-- (tests/ledger/rules.test.ts).
 CREATE OR REPLACE FUNCTION ledger__post(p jsonb, p_reverses text, p_force boolean) RETURNS jsonb
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE

@@ -1,5 +1,6 @@
--- ledger__resolve as in 20261121010000_ledger (posting or voiding a pending entry): posting it
--- judges account status under the locks with the same ledger__rule_status (never forced).
+-- Moves a locked pending entry to posted or voided: pending totals move to posted (or are
+-- released), lines get their status and balance_after, and events are written. Posting it judges
+-- account status under the locks with ledger__rule_status (never forced).
 CREATE OR REPLACE FUNCTION ledger__resolve(p_entry journal_entries, p_to text, p_key text, p_reason text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,9 +1,8 @@
 -- The transfer batch's derived events carry references instead of their data ('from': 'line', a
---    customer line's transaction event; 'balance', an account's balance with the totals once the
---    transfer was applied; 'row', the outbox row's own data): building the JSON of seven events and
---    compressing it was a tenth of the batch. The relay (domain/events/relay.ts) and platform_events
---    build the data when they read the row, with the functions that built it before, so a message is
---    what it was. Events written with their data (other writers, rows written before) are read as they are.
+-- customer line's transaction event; 'balance', an account's balance with the totals once the
+-- transfer was applied; 'row', the outbox row's own data). The relay (domain/events/relay.ts) and
+-- platform_events build the data when they read the row (outbox__derived). Events written with
+-- their data (other writers, rows written before) are read as they are.
 CREATE OR REPLACE FUNCTION outbox__event_data(p_event jsonb, p_row_data jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE

@@ -1,6 +1,11 @@
--- transfers_create_immediate_batch as in 20261121100000_transfer_group_commit, writing the request
--- key; a transfer whose key another transfer holds is answered in its slot (unique_violation on
--- transfers_request_key_key) without failing the batch's other transfers.
+-- Group commit for immediate transfers: one statement and one commit for up to a few dozen of them.
+-- Each transfer still succeeds or fails on its own: it runs in its own subtransaction, and a
+-- ledger refusal (insufficient funds, frozen, ...) rolls back only that transfer's rows and is
+-- returned in its slot; so is a transfer whose request key another transfer holds (unique_violation
+-- on transfers_request_key_key). Any other error fails the whole statement; the caller then posts
+-- the batch's transfers one by one, so the error reaches only the request that caused it.
+-- Deadlocks: every ledger account of every transfer in the batch is locked first, in id order, in
+-- one statement, like any single posting does; the postings inside then hold all their locks.
 CREATE OR REPLACE FUNCTION transfers_create_immediate_batch(p_items jsonb) RETURNS jsonb
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE

@@ -1,5 +1,13 @@
--- transfers_create_immediate_batch_setwise as in 20261130090000_transfer_events_compact, with the
--- three statements folded.
+-- Immediate transfers posted set-wise: when every transfer of the batch is certain to succeed, the
+-- batch is written with one statement per table (every transfer row, entry, line, outbox event and
+-- account total at once, each account updated once). "Certain to succeed" is decided under the
+-- batch's row locks by the ledger__rule_* functions ledger__post applies, with each transfer seeing
+-- the totals left by the transfers before it. If any transfer might fail, or has anything the
+-- set-wise path does not handle (pending, an overdraft allowance, an amount in an unusual spelling,
+-- a request key already used), nothing has been written yet and the batch takes
+-- transfers_create_immediate_batch: each transfer through ledger__post, which gives every refusal
+-- its exact error. The results, rows, balances, events and the entry's idempotency hash are the
+-- same either way (tests/transfers/group-commit.test.ts).
 CREATE OR REPLACE FUNCTION transfers_create_immediate_batch_setwise(p_items jsonb) RETURNS jsonb
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
