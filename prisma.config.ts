@@ -1,7 +1,8 @@
 import { defineConfig } from 'prisma/config';
 
 // Migrations are SQL files applied by scripts/migrate.ts (recorded in _prisma_migrations as
-// Prisma does), so `prisma migrate deploy` against the same database stays compatible.
+// Prisma does), so `prisma migrate deploy` against the same database stays compatible. It applies
+// the migrations only: the SQL function files (prisma/sql/functions) need `npm run migrate`.
 export default defineConfig({
   schema: 'prisma/schema.prisma',
   migrations: { path: 'prisma/migrations' },

@@ -1,5 +1,6 @@
-// `npm run migrate`: applies pending SQL migrations (prisma/migrations) to DATABASE_URL, the same
-// runner `npm start` uses at start-up; for deployments that migrate before rolling out the API.
+// `npm run migrate`: applies pending SQL migrations (prisma/migrations), then the changed SQL
+// function files (prisma/sql/functions), to DATABASE_URL, the same runner `npm start` uses at
+// start-up; for deployments that migrate before rolling out the API.
 import { migrate } from '../domain/db/migrate';
 
 async function main(): Promise<number> {
@@ -10,6 +11,7 @@ async function main(): Promise<number> {
   }
   const m = await migrate(url);
   console.log(m.applied.length ? `applied ${m.applied.join(', ')}` : `database is up to date (${m.alreadyApplied} migrations)`);
+  if (m.functions.length) console.log(`SQL functions applied: ${m.functions.join(', ')}`);
   return 0;
 }
 

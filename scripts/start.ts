@@ -120,6 +120,7 @@ async function main() {
   progress('Migrations');
   const m = await migrate(process.env.DATABASE_URL!);
   done(m.applied.length ? `applied ${m.applied.join(', ')}` : 'database is up to date');
+  if (m.functions.length) done(`SQL functions (prisma/sql/functions): ${m.functions.length > 5 ? `${m.functions.length} applied` : `applied ${m.functions.join(', ')}`}`);
   // Webhook secrets at rest: old master keys' values re-sealed under the current one (readable ones were sealed by the migrations).
   const sealing = await (await import('../domain/webhooks/secrets')).resealWebhookSecrets();
   if (sealing.resealed) done(`webhook secrets: ${sealing.resealed} re-sealed under the current master key`);

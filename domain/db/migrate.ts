@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT } from '../platform/config';
 import { MIGRATION_STEPS } from './migration-steps';
+import { applySqlFunctions, readSqlFunctions, SQL_FUNCTIONS_DIR } from './sql-functions';
 
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma', 'migrations');
 
@@ -58,6 +59,8 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
 export interface MigrateResult {
   applied: string[];
   alreadyApplied: number;
+  /** Function files (prisma/sql/functions) applied after the migrations: new, edited, or their function changed. */
+  functions: string[];
 }
 
 /**
@@ -66,8 +69,10 @@ export interface MigrateResult {
  * changed after it was applied is an error (as with Prisma), never silently re-run. A migration's
  * required steps run first, inside its transaction and on its client (work SQL cannot do, such as
  * sealing secrets); a step name not registered stops everything before any pending migration runs.
+ * Then, under the same lock, the SQL function files (domain/db/sql-functions.ts): a migration holds
+ * schema, a function's definition is its file.
  */
-export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrateResult> {
+export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR, functionsDir = SQL_FUNCTIONS_DIR): Promise<MigrateResult> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -90,6 +95,7 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
       pending.push(m);
     }
     // Checked up front: a half-upgraded database is worse than one not upgraded at all.
+    const functionFiles = await readSqlFunctions(functionsDir);
     for (const m of pending) {
       const unknown = m.steps.find((s) => !Object.hasOwn(MIGRATION_STEPS, s));
       if (unknown !== undefined) throw new Error(`Migration ${m.name} requires an unknown step "${unknown}" (known: ${Object.keys(MIGRATION_STEPS).join(', ')})`);
@@ -113,7 +119,8 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
       }
       applied.push(m.name);
     }
-    return { applied, alreadyApplied: byName.size };
+    const functions = await applySqlFunctions(client, functionFiles);
+    return { applied, alreadyApplied: byName.size, functions };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     await client.end();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MIGRATIONS_DIR, migrate, readMigrations } from '../../domain/db/migrate';
+import { readSqlFunctions, SQL_FUNCTIONS_DIR } from '../../domain/db/sql-functions';
 import { secretBox } from '../../domain/platform/secret-box';
 import { openSigningSecrets } from '../../domain/webhooks/secrets';
 import { readPrismaModels } from '../helpers/prisma-schema';
@@ -35,7 +36,7 @@ describe('migrations', () => {
   });
 
   it('applying again is a no-op; an edited applied migration is refused; a new one is applied', async () => {
-    expect((await migrate(url)).applied).toEqual([]);
+    expect(await migrate(url)).toMatchObject({ applied: [], functions: [] });
     const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
     await cp(MIGRATIONS_DIR, dir, { recursive: true });
     await mkdir(path.join(dir, '29990101000000_extra'));
@@ -77,8 +78,10 @@ describe('migration steps (a JS step run before a migration, in its transaction)
     expect(m.rows[0].n).toBe(0);
   });
 
-  it('an old database holding a readable webhook secret: the step seals it, then the readable column is dropped', async () => {
-    // A database of before this change: every migration up to the one dropping the column.
+  it('an old database holding a readable webhook secret: the step seals it, then the readable column is dropped; it gets every function file', async () => {
+    // A database of before this change: every migration up to the one dropping the column, and
+    // migrated before the function files existed (no _sql_functions), so it gets them all and the
+    // functions of a fresh database.
     const name = `${inject('databasePrefix')}_old_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
     await admin.connect();
@@ -87,10 +90,11 @@ describe('migration steps (a JS step run before a migration, in its transaction)
     const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
     await cp(MIGRATIONS_DIR, dir, { recursive: true });
     await rm(path.join(dir, DROP), { recursive: true });
-    await migrate(oldUrl, dir);
+    await migrate(oldUrl, dir, await mkdtemp(path.join(tmpdir(), 'no-sql-functions-')));
     const old = new pg.Client({ connectionString: oldUrl });
     await old.connect();
     try {
+      await old.query('DROP TABLE _sql_functions');
       const legacy = `whsec_legacy_${randomBytes(8).toString('hex')}`;
       await old.query(`INSERT INTO users (id, name, email, password_hash) VALUES ('usr_old', 'Old', 'old@example.test', 'x')`);
       await old.query(`INSERT INTO webhooks (id, user_id, environment, url, events, secret) VALUES ('wh_old', 'usr_old', 'sandbox', 'https://old.example.test/hook', '{*}', $1)`, [legacy]);
@@ -106,7 +110,10 @@ describe('migration steps (a JS step run before a migration, in its transaction)
       await expect(migrate(oldUrl, dir)).rejects.toThrow(/1 webhook\(s\) still hold a readable secret/);
       expect((await old.query('SELECT secret FROM webhooks')).rows[0].secret).toBe(legacy);
 
-      expect((await migrate(oldUrl)).applied).toEqual([DROP]);
+      const upgraded = await migrate(oldUrl);
+      expect(upgraded.applied).toEqual([DROP]);
+      expect([...upgraded.functions].sort()).toEqual((await readSqlFunctions()).map((f) => f.name).sort());
+      expect(await functionDefinitions(old)).toEqual(await functionDefinitions(client));
       const cols = await old.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'webhooks' AND column_name LIKE '%secret%' ORDER BY 1`);
       expect(cols.rows.map((r) => r.column_name)).toEqual(['previous_secret_expires_at', 'previous_secret_sealed', 'secret_rotated_at', 'secret_sealed']);
       const { rows } = await old.query('SELECT id, secret_sealed, previous_secret_sealed, row_to_json(w)::text AS text FROM webhooks w');
@@ -127,7 +134,7 @@ describe('schema.prisma matches the migrated database', () => {
     const models = readPrismaModels();
     const { rows } = await client.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string }>(
       `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns
-        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+        WHERE table_schema = 'public' AND table_name NOT IN ('_prisma_migrations', '_sql_functions')
           -- Tables only: views (platform_events) are SQL-side reads Prisma does not model.
           AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE')`,
     );
@@ -152,5 +159,105 @@ describe('schema.prisma matches the migrated database', () => {
       }
     }
     expect(mismatches).toEqual([]);
+  });
+});
+
+/** pg_get_functiondef of every function of the schema not from an extension, by name (overloads joined in argument order). */
+async function functionDefinitions(db: pg.Client, names?: string[]): Promise<Record<string, string>> {
+  const { rows } = await db.query<{ name: string; def: string }>(
+    `SELECT p.proname AS name, string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY pg_get_function_identity_arguments(p.oid)) AS def
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'public' AND ($1::text[] IS NULL OR p.proname = ANY ($1))
+        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+      GROUP BY p.proname ORDER BY p.proname`,
+    [names ?? null],
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, r.def]));
+}
+
+async function functionsCopy(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sql-functions-'));
+  await cp(SQL_FUNCTIONS_DIR, dir, { recursive: true });
+  return dir;
+}
+
+describe('SQL function files (prisma/sql/functions, applied after the migrations)', () => {
+  it('every function of the schema has its file, and has exactly the definition its file gives (the file applied again changes nothing)', async () => {
+    const files = await readSqlFunctions();
+    const db = await functionDefinitions(client);
+    expect(Object.keys(db).sort(), 'a function without a file, or a file without a function').toEqual(files.map((f) => f.name).sort());
+    const recorded = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _sql_functions ORDER BY name');
+    expect(recorded.rows).toEqual([...files].sort((a, b) => a.name.localeCompare(b.name)).map((f) => ({ name: f.name, checksum: f.checksum })));
+    await client.query('BEGIN');
+    try {
+      for (const f of files) await client.query(f.sql);
+      expect(await functionDefinitions(client)).toEqual(db);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it('no migration after the files took over redefines a function (CREATE OR REPLACE): its file does', async () => {
+    const CUT_OVER = '20261207141000_x402_settlement_reconcile';
+    const later = (await readMigrations()).filter((m) => m.name > CUT_OVER && /CREATE\s+OR\s+REPLACE\s+FUNCTION/i.test(m.sql));
+    expect(later.map((m) => m.name)).toEqual([]);
+  });
+
+  it('an edited file is applied alone; a removed file leaves its function; a function changed by hand gets its file back', async () => {
+    const dir = await functionsCopy();
+    const file = path.join(dir, 'ledger__rule_balanced.sql');
+    const original = await readFile(file, 'utf8');
+    const before = await client.query<{ name: string; applied_at: Date }>(`SELECT name, applied_at FROM _sql_functions WHERE name <> 'ledger__rule_balanced' ORDER BY name`);
+    await writeFile(file, original.replace(`THEN 'UNBALANCED' END`, `THEN 'UNBALANCED' END -- edited`));
+    expect((await migrate(url, MIGRATIONS_DIR, dir)).functions).toEqual(['ledger__rule_balanced']);
+    expect((await functionDefinitions(client, ['ledger__rule_balanced'])).ledger__rule_balanced).toContain(`'UNBALANCED' END -- edited`);
+    expect((await migrate(url, MIGRATIONS_DIR, dir)).functions).toEqual([]);
+    // Untouched files were not run again.
+    const after = await client.query(`SELECT name, applied_at FROM _sql_functions WHERE name <> 'ledger__rule_balanced' ORDER BY name`);
+    expect(after.rows).toEqual(before.rows);
+
+    // Dropping a function is a schema migration's work: a file gone only stops being applied.
+    await rm(path.join(dir, 'ledger__txn_status.sql'));
+    expect((await migrate(url, MIGRATIONS_DIR, dir)).functions).toEqual([]);
+    expect(Object.keys(await functionDefinitions(client, ['ledger__txn_status']))).toEqual(['ledger__txn_status']);
+    expect((await client.query(`SELECT count(*)::int AS n FROM _sql_functions WHERE name = 'ledger__txn_status'`)).rows[0].n).toBe(0);
+
+    // Back to the repository's files: the edited one and the one put back.
+    expect([...(await migrate(url)).functions].sort()).toEqual(['ledger__rule_balanced', 'ledger__txn_status']);
+    const fresh = await functionDefinitions(client, ['ledger__rule_balanced']);
+    expect(fresh.ledger__rule_balanced).not.toContain('edited');
+
+    // Redefined outside its file (by hand, or by a migration breaking the rule): the file wins at the next start.
+    await client.query(`CREATE OR REPLACE FUNCTION ledger__rule_balanced(p_sum numeric) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT NULL::text $$`);
+    expect((await migrate(url)).functions).toEqual(['ledger__rule_balanced']);
+    expect(await functionDefinitions(client, ['ledger__rule_balanced'])).toEqual(fresh);
+  });
+
+  it('new files are created callee first; a failing file applies none and names itself; a malformed one stops the migrations', async () => {
+    const dir = await functionsCopy();
+    // zz_a is a SQL function: its body is checked when it is created, so zz_b must exist by then.
+    await writeFile(path.join(dir, 'zz_a.sql'), 'CREATE OR REPLACE FUNCTION zz_a() RETURNS integer LANGUAGE sql AS $$ SELECT zz_b() + 1 $$;\n');
+    await writeFile(path.join(dir, 'zz_b.sql'), 'CREATE OR REPLACE FUNCTION zz_b() RETURNS integer LANGUAGE sql AS $$ SELECT 41 $$;\n');
+    await writeFile(path.join(dir, 'zz_c.sql'), 'CREATE OR REPLACE FUNCTION zz_c() RETURNS integer LANGUAGE sql AS $$ SELECT no_such_function() $$;\n');
+    await expect(migrate(url, MIGRATIONS_DIR, dir)).rejects.toThrow(/SQL function file zz_c\.sql failed: .*no_such_function/);
+    expect(await functionDefinitions(client, ['zz_a', 'zz_b'])).toEqual({});
+    await rm(path.join(dir, 'zz_c.sql'));
+    // A file must define its own name; one that does not is refused before any pending migration runs.
+    await writeFile(path.join(dir, 'zz_d.sql'), 'CREATE OR REPLACE FUNCTION zz_other() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$;\n');
+    const migrations = await mkdtemp(path.join(tmpdir(), 'migrations-'));
+    await cp(MIGRATIONS_DIR, migrations, { recursive: true });
+    await mkdir(path.join(migrations, '29990101000004_pending'));
+    await writeFile(path.join(migrations, '29990101000004_pending', 'migration.sql'), 'CREATE TABLE "zz_pending" ("id" INTEGER);');
+    await expect(migrate(url, migrations, dir)).rejects.toThrow(/zz_d\.sql must define zz_d/);
+    expect((await client.query(`SELECT to_regclass('zz_pending') AS t`)).rows[0].t).toBeNull();
+    await rm(path.join(dir, 'zz_d.sql'));
+    try {
+      expect((await migrate(url, MIGRATIONS_DIR, dir)).functions).toEqual(['zz_b', 'zz_a']);
+      expect((await client.query('SELECT zz_a() AS n')).rows[0].n).toBe(42);
+    } finally {
+      await client.query('DROP FUNCTION IF EXISTS zz_a(); DROP FUNCTION IF EXISTS zz_b()');
+      await migrate(url);
+    }
+    expect((await client.query(`SELECT count(*)::int AS n FROM _sql_functions WHERE name LIKE 'zz%'`)).rows[0].n).toBe(0);
   });
 });
