@@ -9,7 +9,7 @@ export type AccountStatus = 'active' | 'frozen' | 'closed';
  * may. The same answer whoever finds it: the API before a transfer (domain/transfers), the
  * transfer workflow's validate step (activities/transfers), and a ledger refusal mapped back to a
  * side. The ledger decides the same rule under its row locks with ledger__rule_status
- * (prisma/migrations/20261123130000_ledger_rule_functions).
+ * (prisma/sql/functions/ledger__rule_status.sql).
  */
 export function statusRefusal(side: 'from' | 'to', status: string): DomainError | null {
   if (side === 'from' && status === 'frozen') return new DomainError('ACCOUNT_FROZEN', 'The source account is frozen', '/from_account');

@@ -5,7 +5,7 @@
  * domain/accounts refuses to unfreeze or close it: ACCOUNT_HELD_BY_GROUP), so no withdrawal,
  * transfer, swap or payment of its custodian (the leader) takes money out of it, while payments
  * into it still arrive. The two movements above post through postGuaranteeFundEntry, which lets a
- * fund pay and never takes it below zero (prisma/migrations/20261207100000_mf_guarantee_fund_lock).
+ * fund pay and never takes it below zero (prisma/sql/functions/ledger_post_guarantee_fund_entry.sql).
  *
  * Return at closure: each asset's balance goes back in one balanced entry, pro rata to what each
  * member paid in. What a member paid in is the sum of the fund's posted credits from entries that

@@ -19,9 +19,9 @@ export class AmountError extends Error {
 /**
  * The one spelling of an amount: a plain decimal string, digits with an optional fraction, no sign,
  * exponent, blank or separator. The API schema's `decimalString` (api/schemas.ts) uses this
- * pattern, and the ledger's `ledger__rule_amount` (behind `ledger__amount`, prisma/migrations
- * 20261123130000_ledger_rule_functions) mirrors it in SQL: tests/ledger/rules.test.ts checks that
- * parseAmount and the SQL rule agree on a table of spellings.
+ * pattern, and the ledger's `ledger__rule_amount` (behind `ledger__amount`,
+ * prisma/sql/functions/ledger__rule_amount.sql) mirrors it in SQL: tests/ledger/rules.test.ts checks
+ * that parseAmount and the SQL rule agree on a table of spellings.
  */
 export const AMOUNT_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
 const AMOUNT_RE = new RegExp(AMOUNT_PATTERN);

@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decimalString } from '../../api/schemas';
 import { statusRefusal } from '../../domain/accounts/status';
 import { closePool, getPool } from '../../domain/db/pool';
+import { readSqlFunctions, SQL_FUNCTIONS_DIR } from '../../domain/db/sql-functions';
 import { TRANSACTION_TYPES } from '../../domain/ledger/transactions';
 import { AMOUNT_PATTERN, AmountError, parseAmount } from '../../domain/money/amount';
 import { useTestDatabase } from '../helpers/db';
@@ -45,25 +48,21 @@ describe('rules without a database', () => {
   });
 });
 
-describe('rules in the ledger schema', () => {
-  beforeAll(async () => {
-    await useTestDatabase();
-  });
-  afterAll(async () => closePool());
+/**
+ * A function's body (its prosrc) as its file prisma/sql/functions/<name>.sql gives it, the
+ * definition every database has (tests/platform/schema.test.ts).
+ */
+async function source(name: string): Promise<string> {
+  const sql = await readFile(path.join(SQL_FUNCTIONS_DIR, `${name}.sql`), 'utf8');
+  const body = /\bAS\s+(\$[A-Za-z_]*\$)([\s\S]*?)\1/i.exec(sql);
+  expect(body, name).not.toBeNull();
+  return body![2];
+}
+const rulesCalledBy = (src: string) => [...new Set([...src.matchAll(/\b(ledger__rule_[a-z_]+)\s*\(/g)].map((m) => m[1]))].sort();
 
-  const source = async (name: string) => {
-    const { rows } = await getPool().query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = $1`, [name]);
-    expect(rows, name).toHaveLength(1);
-    return rows[0].src;
-  };
-  const rulesCalledBy = (src: string) => [...new Set([...src.matchAll(/\b(ledger__rule_[a-z_]+)\s*\(/g)].map((m) => m[1]))].sort();
-
+describe('rules in the function files', () => {
   it('every ledger__rule_* function is called by both ledger__post and the set-wise batch', async () => {
-    const { rows } = await getPool().query<{ name: string }>(
-      `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-        WHERE n.nspname = current_schema() AND p.proname LIKE 'ledger\\_\\_rule\\_%' ORDER BY 1`,
-    );
-    const defined = rows.map((r) => r.name);
+    const defined = (await readSqlFunctions()).map((f) => f.name).filter((n) => n.startsWith('ledger__rule_')).sort();
     expect(defined).toEqual(
       expect.arrayContaining([
         'ledger__rule_amount',
@@ -96,6 +95,13 @@ describe('rules in the ledger schema', () => {
     }
     for (const p of [...PATHS, 'ledger__resolve']) expect(await source(p), p).not.toMatch(/status = 'frozen'/); // ledger__rule_status
   });
+});
+
+describe('rules in the ledger schema', () => {
+  beforeAll(async () => {
+    await useTestDatabase();
+  });
+  afterAll(async () => closePool());
 
   it('rule functions are single SQL expressions the planner can inline', async () => {
     const { rows } = await getPool().query<{ name: string; lang: string; volatility: string; strict: boolean; secdef: boolean; config: string[] | null; src: string }>(
