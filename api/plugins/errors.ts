@@ -1,34 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AccountError } from '../../domain/accounts';
-import { saturationRefusalOf } from '../../domain/db/pool';
-import { LedgerError } from '../../domain/ledger';
-import { amountOutOfRangeError, NUMERIC_OUT_OF_RANGE } from '../../domain/ledger/errors';
-import { AmountError } from '../../domain/money/amount';
-import { DomainError } from '../../domain/platform/errors';
+import { refusalOf } from '../../domain/platform/refusal';
 import { statusForCode } from '../error-status';
-import { Iso20022Error, type Iso20022Issue } from '../../iso20022/errors';
 import { ApiError, titleFor, type ErrorObject } from '../errors';
 
 /**
- * The code, message and field pointer of a business-logic refusal, whichever domain class threw it
- * (an AmountError is about the request's `/amount`), or the database's saturation (503 with
- * Retry-After); undefined for anything else.
- */
-function refusalOf(err: unknown): { code: string; message: string; pointer?: string; retryAfterSeconds?: number; issues?: Iso20022Issue[] } | undefined {
-  const saturated = saturationRefusalOf(err);
-  if (saturated) return saturated;
-  if (err instanceof DomainError) return { code: err.code, message: err.message, pointer: err.pointer };
-  if (err instanceof Iso20022Error) return { code: err.code, message: err.message, pointer: err.pointer, issues: err.issues };
-  if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };
-  if (err instanceof AmountError) return { code: err.code, message: err.message, pointer: '/amount' };
-  // A number too large for its column (SQLSTATE 22003) anywhere: that request's 422, never a 500.
-  if ((err as { code?: unknown })?.code === NUMERIC_OUT_OF_RANGE) return refusalOf(amountOutOfRangeError());
-  return undefined;
-}
-
-/**
- * Business-logic refusals become envelope errors without every route catching them; the status
- * comes from the code. Also GraphQL's error formatting (api/graphql/errors.ts): one mapping.
+ * Business-logic refusals (the one mapping, domain/platform/refusal.ts) become envelope errors
+ * without every route catching them; the status comes from the code. Also GraphQL's error
+ * formatting (api/graphql/errors.ts).
  */
 export function fromDomain(err: unknown): ApiError | undefined {
   const r = refusalOf(err);

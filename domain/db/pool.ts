@@ -42,7 +42,7 @@ export const SATURATION_RETRY_AFTER_SECONDS = 2;
  * The saturation refusal, however it arrives: as thrown by the pool, or re-thrown by Prisma (its
  * client wraps an adapter error that has a string code in a PrismaClientKnownRequestError with the
  * same code). One recognition for every transport: REST and GraphQL (api/plugins/errors.ts), MCP
- * (domain/mcp/results.ts), the idempotency plugin. The message is fixed: Prisma's quotes the caller's source.
+ * (api/mcp/results.ts), the idempotency plugin. The message is fixed: Prisma's quotes the caller's source.
  */
 export function saturationRefusalOf(err: unknown): { code: 'DATABASE_SATURATED'; message: string; retryAfterSeconds: number } | undefined {
   if (!(err instanceof PoolExhaustedError) && (err as { code?: unknown } | null)?.code !== 'DATABASE_SATURATED') return undefined;

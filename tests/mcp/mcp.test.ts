@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_STATUS_BY_CODE } from '../../api/error-status';
-import { PAYMENT_REFUSALS } from '../../domain/mcp/server';
+import { PAYMENT_REFUSALS } from '../../api/mcp/server';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { fundUsdc, payWithClient, registerPayer, testPayer } from '../x402/helpers';

@@ -146,8 +146,10 @@ describe('Berlin Group NextGenPSD2 1.3.12: every response conforms to the offici
       await bg({ method: 'POST', url: `${BG}/consents`, headers: { 'psu-ip-address': '192.0.2.10' }, payload: { ...body, frequencyPerDay: 'four' } }),
       await bg({ method: 'GET', url: `${BG}/accounts?withBalance=maybe`, headers: ais }),
       await bg({ method: 'POST', url: `${BG}/consents`, headers: { 'psu-ip-address': '192.0.2.10', 'content-type': 'application/json' }, payload: '{"access":' as never }),
+      // The platform's own guard (U+0000 in a parameter, found by the fuzzer): the standard's 400 too.
+      await bg({ method: 'GET', url: `${BG}/accounts/${account.id}?withBalance=true&x=%00`, headers: ais }),
     ];
-    expect(refusals.map((r) => [r.statusCode, r.json().tppMessages[0].code])).toEqual([[400, 'FORMAT_ERROR'], [400, 'FORMAT_ERROR'], [400, 'FORMAT_ERROR']]);
+    expect(refusals.map((r) => [r.statusCode, r.json().tppMessages[0].code])).toEqual([[400, 'FORMAT_ERROR'], [400, 'FORMAT_ERROR'], [400, 'FORMAT_ERROR'], [400, 'FORMAT_ERROR']]);
     expect(refusals[0].json().tppMessages[0].path).toBe('/frequencyPerDay');
   });
 

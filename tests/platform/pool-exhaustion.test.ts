@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyWritesSettled } from '../../api/plugins/idempotency';
 import { getPool, PoolExhaustedError } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
-import { guarded, type McpToolContext } from '../../domain/mcp/results';
+import { guarded, type McpToolContext } from '../../api/mcp/results';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { newIdempotencyKey } from '../helpers/idempotency';
 import { gql, gqlOk } from '../graphql/helpers';

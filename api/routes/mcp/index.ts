@@ -1,5 +1,5 @@
 /**
- * The MCP server (domain/mcp/server.ts) over the Streamable HTTP transport of the official SDK, at
+ * The MCP server (api/mcp/server.ts) over the Streamable HTTP transport of the official SDK, at
  * POST /mcp (docs/mcp.md). Stateless: every POST gets a new server and transport for its caller, so
  * nothing about a client is kept between requests and any API instance answers any request. GET
  * (a server-to-client event stream) and DELETE (ending a session) have nothing to do without
@@ -15,7 +15,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildMcpServer } from '../../../domain/mcp/server';
+import { buildMcpServer } from '../../mcp/server';
 import { ApiError, titleFor } from '../../errors';
 import { errorEnvelopeSchema, errorResponsesFor } from '../../schemas';
 import { principalOf } from '../../types';
@@ -120,7 +120,7 @@ export default async function mcpRoutes(app: FastifyInstance) {
   app.post(
     MCP_PATH,
     {
-      // Reading tools need only the read permission; send_sms checks write itself (domain/mcp/tools-sms.ts).
+      // Reading tools need only the read permission; send_sms checks write itself (api/mcp/tools-sms.ts).
       // No Idempotency-Key handling: a JSON-RPC id is not an idempotency key (clients reuse small ids per
       // connection), and the one paid tool is idempotent by its payment (an authorization's nonce settles once).
       config: { permission: 'read', idempotency: false },

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { titleFor } from '../../errors';
+import { ApiError, titleFor } from '../../errors';
 import { sendErrors, validationErrors, type AjvError } from '../../plugins/errors';
 import { accountRoutes } from './accounts';
 import { consentRoutes } from './consents';
@@ -43,5 +43,7 @@ function berlinGroupFormatErrors(err: FastifyError & { validation?: AjvError[]; 
   const format = (detail: string, source?: object) => ({ status: '400', code: 'FORMAT_ERROR', title: titleFor(400), detail, ...(source ? { source } : {}) });
   if (err.validation) return sendErrors(reply, 400, validationErrors(err.validation, err.validationContext).map((e) => format(e.detail ?? 'Invalid request', e.source)));
   if (err.statusCode === 400 && (err instanceof SyntaxError || String(err.code ?? '').startsWith('FST_ERR_CTP'))) return sendErrors(reply, 400, [format('The request body is not valid JSON')]);
+  // The platform's own input guards (U+0000 in a parameter or the body: api/plugins/validation.ts).
+  if (err instanceof ApiError && err.status === 422 && err.code === 'VALIDATION_ERROR') return sendErrors(reply, 400, err.toErrorObjects().map((e) => format(e.detail, e.source)));
   throw err;
 }

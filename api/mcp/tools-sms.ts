@@ -15,15 +15,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { getAddress } from 'viem';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
-import { checkAreaAccess } from '../partner/context';
-import { DomainError } from '../platform/errors';
-import { quoteSms, sendPaidSms, smsOffers, type SmsQuote } from '../sms/send';
-import { atomicToUsdc } from '../x402/amounts';
-import { parseSignedAuthorization } from '../x402/authorization';
-import { paymentRequired, type Resource } from '../x402/http';
-import type { X402Payment } from '../x402/payments';
-import { acceptedTerms, X402_VERSION } from '../x402/requirements';
+import type { Principal } from '../../domain/auth/principal';
+import { HTTP_STATUS_BY_CODE } from '../error-status';
+import { checkAreaAccess } from '../../domain/partner/context';
+import { DomainError } from '../../domain/platform/errors';
+import { quoteSms, sendPaidSms, smsOffers, type SmsQuote } from '../../domain/sms/send';
+import { atomicToUsdc } from '../../domain/x402/amounts';
+import { parseSignedAuthorization } from '../../domain/x402/authorization';
+import { paymentRequired, type Resource } from '../../domain/x402/http';
+import type { X402Payment } from '../../domain/x402/payments';
+import { acceptedTerms, X402_VERSION } from '../../domain/x402/requirements';
 import { guarded, refusalOf, refusedResult, toolError, toolResult, type McpToolContext } from './results';
 
 /** The OpenAPI tag of the SMS routes: the payments module (domain/partner/modules.ts). */
@@ -35,29 +36,11 @@ export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 export const SEND_SMS_RESOURCE_URL = 'mcp://tool/send_sms';
 
 /**
- * Refusals that mean "not paid, nothing settled, pay again": the codes REST answers with 402
- * (api/error-status.ts; tests/mcp/mcp.test.ts keeps the two lists equal). Any other refusal (a bad
- * number, a dependency down) is an ordinary isError result with its code.
+ * Refusals that mean "not paid, nothing settled, pay again": the codes REST answers with 402, read
+ * from the one table (api/error-status.ts), so the two transports cannot drift. Any other refusal (a
+ * bad number, a dependency down) is an ordinary isError result with its code.
  */
-export const PAYMENT_REFUSALS: ReadonlySet<string> = new Set([
-  'PAYMENT_REQUIRED',
-  'PAYMENT_MALFORMED',
-  'PAYMENT_TERMS_MISMATCH',
-  'PAYMENT_WRONG_PAYEE',
-  'PAYMENT_AMOUNT_MISMATCH',
-  'PAYMENT_NOT_YET_VALID',
-  'PAYMENT_EXPIRED',
-  'PAYMENT_INVALID_SIGNATURE',
-  'PAYMENT_INVALID_CHALLENGE',
-  'PAYMENT_CHALLENGE_EXPIRED',
-  'PAYMENT_NONCE_USED',
-  'PAYMENT_PAYER_UNKNOWN',
-  'PAYMENT_PAYER_ACCOUNT_INACTIVE',
-  'PAYMENT_INSUFFICIENT_FUNDS',
-  'PAYMENT_VERIFICATION_FAILED',
-  'PAYMENT_SETTLEMENT_FAILED',
-  'SPENDING_LIMIT_EXCEEDED',
-]);
+export const PAYMENT_REFUSALS: ReadonlySet<string> = new Set(Object.entries(HTTP_STATUS_BY_CODE).filter(([, status]) => status === 402).map(([code]) => code));
 
 function resourceOf(q: SmsQuote): Resource {
   const parts = q.parts === 1 ? '1 part' : `${q.parts} parts`;

@@ -1,17 +1,13 @@
 /**
- * Tool results of the MCP server (domain/mcp/server.ts): what a tool answers, and how a refusal
- * looks. MCP's counterpart of api/plugins/errors.ts: a refusal the domain throws (a DomainError, or
- * the ledger's, accounts' and amounts' own error classes) becomes a tool result with isError and
- * the same stable code the REST envelope would carry; anything else is INTERNAL_ERROR with nothing
+ * Tool results of the MCP server (api/mcp/server.ts): what a tool answers, and how a refusal
+ * looks. MCP's counterpart of api/plugins/errors.ts: a refusal (the one mapping,
+ * domain/platform/refusal.ts) becomes a tool result with isError and the same stable code the REST
+ * envelope would carry; anything else is INTERNAL_ERROR with nothing
  * internal in it, and is handed to the transport's logger.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AccountError } from '../accounts';
-import { saturationRefusalOf } from '../db/pool';
-import { LedgerError } from '../ledger/errors';
-import type { Transaction } from '../ledger/transactions';
-import { AmountError } from '../money/amount';
-import { DomainError } from '../platform/errors';
+import type { Transaction } from '../../domain/ledger/transactions';
+import { refusalOf as refusalOfError } from '../../domain/platform/refusal';
 
 /**
  * What the transport gives the tools: the request id, its error logging (the route's request
@@ -45,14 +41,10 @@ export interface ToolRefusal {
   pointer?: string;
 }
 
-/** The code and message of a business refusal, whichever domain class threw it, or of the database's saturation; undefined for anything else. */
+/** The code, message and pointer of a refusal, from the one mapping every transport uses (domain/platform/refusal.ts); undefined for anything else. */
 export function refusalOf(err: unknown): ToolRefusal | undefined {
-  const saturated = saturationRefusalOf(err);
-  if (saturated) return { code: saturated.code, message: saturated.message };
-  if (err instanceof DomainError) return { code: err.code, message: err.message, ...(err.pointer ? { pointer: err.pointer } : {}) };
-  if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };
-  if (err instanceof AmountError) return { code: err.code, message: err.message };
-  return undefined;
+  const r = refusalOfError(err);
+  return r && { code: r.code, message: r.message, ...(r.pointer ? { pointer: r.pointer } : {}) };
 }
 
 export function refusedResult(r: ToolRefusal): CallToolResult {

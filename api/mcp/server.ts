@@ -8,7 +8,7 @@
  * in the credential's environment and with the REST routes' isolation.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../domain/auth/principal';
 import type { McpToolContext } from './results';
 import { registerReadTools } from './tools-read';
 import { registerSmsTools } from './tools-sms';

@@ -6,13 +6,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { getBalances, listAccounts, toPublicAccount, type Account } from '../accounts';
-import { getOwnAccount, listOwnAccountTransactions } from '../accounts/own';
-import type { Principal } from '../auth/principal';
-import { listTransactions } from '../ledger/transactions';
-import { checkAreaAccess } from '../partner/context';
-import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../x402/endpoints';
-import { getSmsRate } from '../sms/rates';
+import { getBalances, listAccounts, toPublicAccount, type Account } from '../../domain/accounts';
+import { getOwnAccount, listOwnAccountTransactions } from '../../domain/accounts/own';
+import type { Principal } from '../../domain/auth/principal';
+import { listTransactions } from '../../domain/ledger/transactions';
+import { checkAreaAccess } from '../../domain/partner/context';
+import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../../domain/x402/endpoints';
+import { getSmsRate } from '../../domain/sms/rates';
 import { guarded, toolResult, type McpToolContext } from './results';
 
 /** At most this many accounts in one get_balances answer (the REST list's page maximum). */
