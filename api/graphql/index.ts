@@ -13,7 +13,7 @@ import mercurius from 'mercurius';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLResolveInfo } from 'graphql';
 import { BASE_RESOLVERS, BASE_SDL } from './base';
 import { mutationFieldContext, newContext, type GqlContext } from './context';
-import { baseUrlOf } from '../routes/caller';
+import { baseUrlOf } from '../operations/caller';
 import { errorResponses } from '../schemas';
 import { formatError, gqlError } from './errors';
 import { checkLimits, checkText, mutationCount } from './limits';

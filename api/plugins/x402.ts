@@ -18,7 +18,7 @@ import { paymentRequiredHeaders, paymentResponseHeaders, readPaymentHeaders, typ
 import { settlePayment } from '../../domain/x402/payments';
 import { statusForCode } from '../error-status';
 import { errorEnvelope, errorObject } from './errors';
-import { baseUrlOf } from '../routes/caller';
+import { baseUrlOf } from '../operations/caller';
 
 interface PendingPayment {
   environment: Environment;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
+import { BG_PREFIX } from '../../api/operations/open-banking/schemas';
 import { getPool } from '../../domain/db/pool';
 import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';

@@ -11,7 +11,7 @@ import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp, type Tpp } from '../../domain/openbanking/tpps';
 import type { Psd2Role } from '../../domain/openbanking/certificates';
 import { newId } from '../../domain/platform/ids';
-import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
+import { BG_PREFIX } from '../../api/operations/open-banking/schemas';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 
 const BASE = BG_PREFIX;

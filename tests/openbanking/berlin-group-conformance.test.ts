@@ -17,7 +17,7 @@ import { TPP_CERTIFICATE_HEADER } from '../../domain/openbanking/certificates';
 import type { EntryOrigin } from '../../domain/ledger/transactions';
 import { RAILS } from '../../domain/rails/calendar';
 import { makeIban } from '../../iso20022/iban';
-import { BG_SERVER } from '../../api/routes/open-banking/schemas';
+import { BG_SERVER } from '../../api/operations/open-banking/schemas';
 import type { TestApp } from '../helpers/app';
 import { startRailsHarness, type RailsHarness } from '../rails/harness';
 import { loadBerlinGroupSpec, type BerlinGroupSpec, type InjectedResponse } from './berlin-group-spec';

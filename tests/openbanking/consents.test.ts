@@ -6,7 +6,7 @@ import { registerTpp } from '../../domain/openbanking/tpps';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { refusalsOf, tenantCustomers, type Probe } from '../helpers/tenants';
-import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
+import { BG_PREFIX } from '../../api/operations/open-banking/schemas';
 
 let t: TestApp;
 let worker: TestWorker;

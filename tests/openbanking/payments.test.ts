@@ -11,7 +11,7 @@ import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/openbanking/certificates';
 import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
 import { registerTpp } from '../../domain/openbanking/tpps';
-import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
+import { BG_PREFIX } from '../../api/operations/open-banking/schemas';
 import { generateMessage } from '../../iso20022/index';
 import { makeIban } from '../../iso20022/iban';
 import type { TestApp, TestUser } from '../helpers/app';

@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
  */
 const ROOT = resolve(__dirname, '../..');
 const ROUTES = join(ROOT, 'api/routes');
+/** Every transport and the operation layer they share (api/operations): none reaches the database. */
+const TRANSPORTS = ['api/routes', 'api/operations', 'api/graphql', 'api/mcp'].map((d) => join(ROOT, d));
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -19,7 +21,7 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-const files = tsFiles(ROUTES);
+const files = TRANSPORTS.flatMap(tsFiles);
 const source = (file: string) => ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
 const at = (sf: ts.SourceFile, node: ts.Node) => `${relative(ROOT, sf.fileName)}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
 
@@ -92,9 +94,10 @@ describe('layering: routes hold no SQL and no database access', () => {
   it('finds the route files (every area, crosschain and defi included)', () => {
     const areas = new Set(files.map((f) => relative(ROUTES, f).split('/')[0]).filter((a) => !a.endsWith('.ts')));
     for (const area of ['transfers', 'accounts', 'ledger', 'payment-rails', 'interledger', 'system', 'crosschain', 'defi']) expect(areas).toContain(area);
+    for (const dir of TRANSPORTS) expect(files.some((f) => f.startsWith(dir + '/'))).toBe(true);
   });
 
-  it('no file under api/routes imports domain/db/pool or the pg module', () => {
+  it('no transport file (api/routes, api/operations, api/graphql, api/mcp) imports domain/db/pool or the pg module', () => {
     const offending = files.flatMap((file) => {
       const sf = source(file);
       return specifiers(sf)
@@ -104,7 +107,7 @@ describe('layering: routes hold no SQL and no database access', () => {
     expect(offending).toEqual([]);
   });
 
-  it('no file under api/routes calls getPool or withTransaction', () => {
+  it('no transport file (api/routes, api/operations, api/graphql, api/mcp) calls getPool or withTransaction', () => {
     const offending = files.flatMap((file) => {
       const sf = source(file);
       const hits: string[] = [];
@@ -118,7 +121,7 @@ describe('layering: routes hold no SQL and no database access', () => {
     expect(offending).toEqual([]);
   });
 
-  it('no string in a route file is SQL', () => {
+  it('no string in a transport file is SQL', () => {
     expect(sqlStrings(files)).toEqual([]);
   });
 

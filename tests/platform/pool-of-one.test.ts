@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BG_PREFIX } from '../../api/routes/open-banking/schemas';
+import { BG_PREFIX } from '../../api/operations/open-banking/schemas';
 import { clearAssetCache } from '../../domain/assets';
 import { getPool } from '../../domain/db/pool';
 import { TPP_CERTIFICATE_HEADER } from '../../domain/openbanking/certificates';

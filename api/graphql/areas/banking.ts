@@ -15,8 +15,8 @@ import type { FastifyInstance } from 'fastify';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';
-import { createInput } from '../../routes/transfers/input';
-import { transferBody, type TransferBody } from '../../routes/transfers/schemas';
+import { createInput } from '../../operations/transfers/input';
+import { transferBody, type TransferBody } from '../../operations/transfers/schemas';
 import { restInput } from '../rest';
 import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../../../domain/x402/endpoints';
 

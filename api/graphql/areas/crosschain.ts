@@ -7,9 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { bridgeFees, bridgeTransferWithHistory, crosschainPortfolio } from '../../../domain/crosschain';
 import { findCrosschainSwap } from '../../../domain/defi/operations';
-import { bridgeInOneCall, quoteBridge, startBridge, swapAcrossChains, type BridgeNowBody, type CrosschainSwapBody, type InitiateBody, type QuoteBody } from '../../routes/crosschain/requests';
-import { presentBridgeFees, presentBridgeQuote, presentBridgeTransfer, presentBridgeWithHistory, presentCrosschainPortfolio, presentCrosschainSwap } from '../../routes/crosschain/presenters';
-import { bridgeFeesSchema, bridgeInitiateSchema, bridgeNowSchema, bridgeQuoteSchema, crosschainSwapCreateSchema, TAG } from '../../routes/crosschain/schemas';
+import { bridgeInOneCall, quoteBridge, startBridge, swapAcrossChains, type BridgeNowBody, type CrosschainSwapBody, type InitiateBody, type QuoteBody } from '../../operations/crosschain/requests';
+import { presentBridgeFees, presentBridgeQuote, presentBridgeTransfer, presentBridgeWithHistory, presentCrosschainPortfolio, presentCrosschainSwap } from '../../operations/crosschain/presenters';
+import { bridgeFeesSchema, bridgeInitiateSchema, bridgeNowSchema, bridgeQuoteSchema, crosschainSwapCreateSchema, TAG } from '../../operations/crosschain/schemas';
 import { as, type GqlContext } from '../context';
 import { camelize, restInput } from '../rest';
 import type { GraphQLArea } from './types';

@@ -1,6 +1,6 @@
 /**
  * SDL of the DeFi area (./defi.ts): swaps (quote, execute, status), flash loans, pools and the
- * DeFi portfolio. Fields mirror the REST answers (api/routes/defi/presenters.ts) in camelCase.
+ * DeFi portfolio. Fields mirror the REST answers (api/operations/defi/presenters.ts) in camelCase.
  */
 export const defiTypeDefs = /* GraphQL */ `
   type DefiSwapRoute {

@@ -18,9 +18,9 @@ import {
   type QuoteAndExecuteBody,
   type QuoteBody,
   type QuoteQuery,
-} from '../../routes/defi/requests';
-import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from '../../routes/defi/presenters';
-import { flashLoanSchema, poolsSchema, quoteAndExecuteSchema, swapExecuteSchema, swapQuoteQuerySchema, swapQuoteSchema, TAG } from '../../routes/defi/schemas';
+} from '../../operations/defi/requests';
+import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from '../../operations/defi/presenters';
+import { flashLoanSchema, poolsSchema, quoteAndExecuteSchema, swapExecuteSchema, swapQuoteQuerySchema, swapQuoteSchema, TAG } from '../../operations/defi/schemas';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { defiTypeDefs } from './defi-schema';
 import { camelize, restInput } from '../rest';

@@ -1,6 +1,6 @@
 /**
  * SDL of baskets, GCU and GCU governance (./gcu.ts). Fields mirror the REST answers
- * (api/routes/baskets/presenters.ts, api/routes/gcu/*-presenters.ts) in camelCase; where REST
+ * (api/operations/baskets/presenters.ts, api/operations/gcu/*-presenters.ts) in camelCase; where REST
  * answers a JSON number (the spec's Basket composition record) the field is a Float.
  */
 import { PAGE_ARGS, paginatorOf } from '../pagination';

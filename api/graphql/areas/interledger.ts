@@ -5,7 +5,7 @@
  */
 import { createQuote, openPaymentsAmount, type IlpQuote } from '../../../domain/interledger';
 import { getOwnIlpPayment, getOwnQuote, startIlpPayment, type IlpPaymentView } from '../../../domain/interledger/payments';
-import { paymentBody, quoteBody, TAG } from '../../routes/interledger/schemas';
+import { paymentBody, quoteBody, TAG } from '../../operations/interledger/schemas';
 import { as, type GqlContext } from '../context';
 import { restBody } from '../rest';
 import type { GraphQLArea } from './types';

@@ -5,7 +5,7 @@
  * validate and generate are mutations because REST takes them as POST (the 'write' permission).
  */
 import { generateMessage, parseMessage, supportedTypes, validateMessage, type GenerateResult, type ValidationResult } from '../../../iso20022/index';
-import { TAGS } from '../../routes/iso20022/schemas';
+import { TAGS } from '../../operations/iso20022/schemas';
 import { as, type GqlContext } from '../context';
 import type { GraphQLArea } from './types';
 

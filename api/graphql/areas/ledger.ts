@@ -6,7 +6,7 @@
  */
 import type { LedgerAccountKind } from '../../../domain/ledger';
 import { environmentTrialBalance, getEnvironmentEntry, listVisibleLedgerAccounts, postOperatorEntry, settlePendingEntry, type ManualEntryRequest } from '../../../domain/ledger/scoped';
-import { manualEntryBody, parseRange, type ManualEntryBody } from '../../routes/ledger/schemas';
+import { manualEntryBody, parseRange, type ManualEntryBody } from '../../operations/ledger/schemas';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import { restBody } from '../rest';

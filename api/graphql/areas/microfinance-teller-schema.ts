@@ -1,6 +1,6 @@
 /**
  * SDL of teller cash (./microfinance-teller.ts): offices and vaults, cashier sessions with their tills,
- * counter transactions. Fields mirror the REST answers (api/routes/microfinance/teller-schemas.ts) in camelCase.
+ * counter transactions. Fields mirror the REST answers (api/operations/microfinance/teller-schemas.ts) in camelCase.
  */
 import { PAGE_ARGS, paginatorOf } from '../pagination';
 

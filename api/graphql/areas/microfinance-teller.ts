@@ -19,7 +19,7 @@ import {
   type StaffRole,
   type TellerTransactionInput,
 } from '../../../domain/microfinance/teller';
-import { closeBody, fundingBody, officeBody, openBody, sessionsQuery, staffBody, TAG, transactionBody, transactionsQuery } from '../../routes/microfinance/teller-schemas';
+import { closeBody, fundingBody, officeBody, openBody, sessionsQuery, staffBody, TAG, transactionBody, transactionsQuery } from '../../operations/microfinance/teller-schemas';
 import { as, type GqlContext } from '../context';
 import { pageOf, paginated, type PageArgs } from '../pagination';
 import { restInput } from '../rest';

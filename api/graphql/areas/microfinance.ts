@@ -21,8 +21,8 @@ import {
 } from '../../../domain/microfinance/provisioning';
 import { getLoanView, loanSchedule } from '../../../domain/microfinance/view';
 import type { Principal } from '../../../domain/auth/principal';
-import { acceptBody, applyBody, groupBody, productBody, repaymentBody, TAG } from '../../routes/microfinance/loans-schemas';
-import { policyBody, portfolioQuery, presentPolicy, presentPortfolio, runBody, runsQuery } from '../../routes/microfinance/provisioning-schemas';
+import { acceptBody, applyBody, groupBody, productBody, repaymentBody, TAG } from '../../operations/microfinance/loans-schemas';
+import { policyBody, portfolioQuery, presentPolicy, presentPortfolio, runBody, runsQuery } from '../../operations/microfinance/provisioning-schemas';
 import { as, type GqlContext } from '../context';
 import { pageOf, paginated, paginateList, type PageArgs } from '../pagination';
 import { camelize, restBody, restInput } from '../rest';

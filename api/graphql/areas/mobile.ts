@@ -16,7 +16,7 @@ import { deletePasskey, listPasskeys } from '../../../domain/mobile/passkeys';
 import { getProfile, updateProfile } from '../../../domain/mobile/profiles';
 import { getReceipt, type Receipt } from '../../../domain/mobile/receipts';
 import { receiveDetails } from '../../../domain/mobile/receive';
-import { presentIntent, presentP2p } from '../../routes/mobile/presenters';
+import { presentIntent, presentP2p } from '../../operations/mobile/presenters';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';

@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { revokeConsentByPsu } from '../../../domain/openbanking/consent-lifecycle';
 import { customerConsent, customerConsents } from '../../../domain/openbanking/consents';
-import { presentConsent } from '../../routes/open-banking/customer';
-import { TAGS } from '../../routes/open-banking/schemas';
+import { presentConsent } from '../../operations/open-banking/customer';
+import { TAGS } from '../../operations/open-banking/schemas';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import { camelize } from '../rest';

@@ -4,12 +4,12 @@
  * function its REST route calls; a key's value appears only in the result of createApiKey.
  */
 import { apiKeyStatus, findApiKey, keyScopeOf, listApiKeys, revokeApiKey, type ApiKeyRecord } from '../../../domain/auth/api-keys';
-import { issueApiKeyFromBody } from '../../routes/api-keys';
+import { issueApiKeyFromBody } from '../../operations/api-keys/operations';
 import { cancelMaintenance, listMaintenance, maintenanceStatus, scheduleMaintenance, type MaintenanceWindow } from '../../../domain/platform/maintenance-windows';
 import { notFound } from '../../errors';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, paginateList, paginatorOf, type PageArgs } from '../pagination';
-import { createBody, type CreateBody } from '../../routes/api-keys/schemas';
+import { createBody, type CreateBody } from '../../operations/api-keys/schemas';
 import { restBody } from '../rest';
 import type { GraphQLArea } from './types';
 

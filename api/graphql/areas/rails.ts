@@ -12,8 +12,8 @@ import { railCatalog, type RailCatalogEntry } from '../../../domain/rails/catalo
 import { ingestAchReturns, ingestRailStatusReport } from '../../../domain/rails/inbound-scope';
 import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
 import { getRailPaymentView, type RailPaymentView } from '../../../domain/rails/start';
-import { startPaymentFromBody, type PaymentBody } from '../../routes/payment-rails/payments';
-import { achFileBody, achReturnBody, parseDateRange, paymentBody, statusReportBody, TAG } from '../../routes/payment-rails/schemas';
+import { startPaymentFromBody, type PaymentBody } from '../../operations/rails/operations';
+import { achFileBody, achReturnBody, parseDateRange, paymentBody, statusReportBody, TAG } from '../../operations/rails/schemas';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import { restBody } from '../rest';

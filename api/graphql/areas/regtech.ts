@@ -9,9 +9,9 @@ import { createReport, getOwnReport, getOwnReportXml, listInstruments, listOwnRe
 import { reloadSanctionsList, sanctionsStatus, screenForCaller } from '../../../domain/regtech/sanctions';
 import { regtechStatus } from '../../../domain/regtech/status';
 import { checkTravelRule, getOwnTravelRuleCheck, recordTravelRuleTransfer, type TravelRuleCheck } from '../../../domain/regtech/travel-rule';
-import { issuerBody, whitepaperBody } from '../../routes/regtech/mica';
-import { instrumentBody } from '../../routes/regtech/mifid';
-import { presentListStatus, presentReload, presentScreening, screenBody } from '../../routes/regtech/sanctions';
+import { issuerBody, whitepaperBody } from '../../operations/regtech/mica';
+import { instrumentBody } from '../../operations/regtech/mifid';
+import { presentListStatus, presentReload, presentScreening, screenBody } from '../../operations/regtech/sanctions';
 import { as, type GqlContext } from '../context';
 import { pageOf, paginated, paginateList, type PageArgs } from '../pagination';
 import { camelize, restInput } from '../rest';

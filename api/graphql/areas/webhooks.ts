@@ -11,7 +11,7 @@ import { listOwnWebhookDeliveries, replayDelivery } from '../../../domain/webhoo
 import { notFound } from '../../errors';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
-import { createBody, rotateBody, updateBody } from '../../routes/webhooks/schemas';
+import { createBody, rotateBody, updateBody } from '../../operations/webhooks/schemas';
 import { restBody } from '../rest';
 import type { GraphQLArea } from './types';
 

@@ -7,12 +7,12 @@ import type { TransactionSort, TransactionStatus, TransactionType } from '../../
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentTransaction } from '../transactions/presenters';
-import { transactionSchema } from '../transactions/schemas';
-import { presentTransfer } from '../transfers/presenters';
-import { transferSchema } from '../transfers/schemas';
-import { presentAccount, presentBalances, presentCashMovement, presentOwnAccount, presentOwnAccounts } from './presenters';
-import { accountSchema, balancesSchema, cashBody, cashResult, createBody, pageQuery, reasonBody, transactionsQuery, updateBody, uuidParams } from './schemas';
+import { presentTransaction } from '../../operations/transactions/presenters';
+import { transactionSchema } from '../../operations/transactions/schemas';
+import { presentTransfer } from '../../operations/transfers/presenters';
+import { transferSchema } from '../../operations/transfers/schemas';
+import { presentAccount, presentBalances, presentCashMovement, presentOwnAccount, presentOwnAccounts } from '../../operations/accounts/presenters';
+import { accountSchema, balancesSchema, cashBody, cashResult, createBody, pageQuery, reasonBody, transactionsQuery, updateBody, uuidParams } from '../../operations/accounts/schemas';
 
 export default async function accountRoutes(app: FastifyInstance) {
   // The published v2 paths, and the unversioned core paths the spec lists for the same operations.

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { askQuestion, listQueries, MAX_QUERY_CHARS, queryTransactions, type QuestionInput, type TransactionQueryInput } from '../../../domain/ai/queries';
 import { paginate, pageParams } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope, paginationQuery, timestamp } from '../../schemas';
-import { caller } from '../caller';
+import { caller } from '../../operations/caller';
 
 const TAGS = ['AI queries'];
 const open = { type: 'object', additionalProperties: true };

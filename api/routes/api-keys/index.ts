@@ -1,24 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { findApiKey, issueApiKey, keyScopeOf, listApiKeys, revokeApiKey, rotateApiKey } from '../../../domain/auth/api-keys';
-import type { Principal } from '../../../domain/auth/principal';
+import { findApiKey, keyScopeOf, listApiKeys, revokeApiKey, rotateApiKey } from '../../../domain/auth/api-keys';
 import { notFound } from '../../errors';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentApiKey } from './presenters';
-import { createBody, idParams, keySchema, pageQuery, rotateBody, TAGS, type CreateBody } from './schemas';
-
-/** A key request as its REST body reaches the domain (also GraphQL's createApiKey). */
-export const issueApiKeyFromBody = (p: Principal, b: CreateBody) =>
-  issueApiKey(keyScopeOf(p), p.environment, {
-    name: b.name,
-    environment: b.environment,
-    permissions: b.permissions,
-    ipAllowlist: b.ip_allowlist,
-    expiresAt: b.expires_at ? new Date(b.expires_at) : null,
-    format: b.format,
-    agent: b.agent,
-  });
+import { presentApiKey } from '../../operations/api-keys/presenters';
+import { createBody, idParams, keySchema, pageQuery, rotateBody, TAGS, type CreateBody } from '../../operations/api-keys/schemas';
+import { issueApiKeyFromBody } from '../../operations/api-keys/operations';
 
 export default async function apiKeyRoutes(app: FastifyInstance) {
   app.post<{ Body: CreateBody }>(

@@ -5,8 +5,8 @@ import { checkLogin } from '../../../domain/auth/users';
 import type { Environment } from '../../../domain/platform/environment';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { invalidRefreshToken, loginRefusal, presentTokens, presentUser } from './presenters';
-import { checkPasswordConfirmation, loginBody, refreshBody, registerBody, tokenResponse, userSchema } from './schemas';
+import { invalidRefreshToken, loginRefusal, presentTokens, presentUser } from '../../operations/auth/presenters';
+import { checkPasswordConfirmation, loginBody, refreshBody, registerBody, tokenResponse, userSchema } from '../../operations/auth/schemas';
 
 export default async function authRoutes(app: FastifyInstance) {
   app.post<{ Body: { name: string; email: string; password: string; password_confirmation: string } }>(

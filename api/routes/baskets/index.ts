@@ -6,9 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { basketView, basketViews, defineBasket, operateBasket, type CreateBasketRequest } from '../../../domain/baskets';
 import { principalOf } from '../../types';
-import { readerEnvironment } from '../caller';
-import { presentBasket, presentOperation } from './presenters';
-import { composeSchema, createSchema, decomposeSchema, getSchema, listSchema } from './schemas';
+import { readerEnvironment } from '../../operations/caller';
+import { presentBasket, presentOperation } from '../../operations/baskets/presenters';
+import { composeSchema, createSchema, decomposeSchema, getSchema, listSchema } from '../../operations/baskets/schemas';
 
 export default async function basketRoutes(app: FastifyInstance) {
   app.get('/api/v2/baskets', { config: { public: true, optionalAuth: true }, schema: listSchema }, async (request) => ({

@@ -4,10 +4,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { bridgeFees, bridgeTransferWithHistory, crosschainPortfolio } from '../../../domain/crosschain';
-import { bridgeInOneCall, quoteBridge, startBridge, type BridgeNowBody, type InitiateBody, type QuoteBody } from './requests';
-import { caller } from '../caller';
-import { presentBridgeFees, presentBridgeQuote, presentBridgeTransfer, presentBridgeWithHistory, presentCrosschainPortfolio } from './presenters';
-import { bridgeFeesSchema, bridgeInitiateSchema, bridgeNowSchema, bridgeQuoteSchema, bridgeTransferGetSchema, portfolioSchema } from './schemas';
+import { bridgeInOneCall, quoteBridge, startBridge, type BridgeNowBody, type InitiateBody, type QuoteBody } from '../../operations/crosschain/requests';
+import { caller } from '../../operations/caller';
+import { presentBridgeFees, presentBridgeQuote, presentBridgeTransfer, presentBridgeWithHistory, presentCrosschainPortfolio } from '../../operations/crosschain/presenters';
+import { bridgeFeesSchema, bridgeInitiateSchema, bridgeNowSchema, bridgeQuoteSchema, bridgeTransferGetSchema, portfolioSchema } from '../../operations/crosschain/schemas';
 
 export default async function crosschainRoutes(app: FastifyInstance) {
   app.post<{ Body: QuoteBody }>('/api/v1/crosschain/bridge/quote', { schema: bridgeQuoteSchema }, async (request, reply) =>

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { defiPools, findFlashLoan, findSwap } from '../../../domain/defi/operations';
 import { defiPortfolio } from '../../../domain/defi/portfolio';
 import { requestKeyOf } from '../../plugins/idempotency';
-import { caller } from '../caller';
+import { caller } from '../../operations/caller';
 import lendingRoutes from './lending';
 import liquidityRoutes from './liquidity';
 import stakingRoutes from './staking';
@@ -21,8 +21,8 @@ import {
   type QuoteAndExecuteBody,
   type QuoteBody,
   type QuoteQuery,
-} from './requests';
-import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from './presenters';
+} from '../../operations/defi/requests';
+import { flashLoanFailed, presentDefiPortfolio, presentFlashLoan, presentPools, presentSubmitted, presentSwap, presentSwapQuote } from '../../operations/defi/presenters';
 import {
   flashLoanGetSchema,
   flashLoanSchema,
@@ -33,7 +33,7 @@ import {
   swapExecuteSchema,
   swapQuoteQuerySchema,
   swapQuoteSchema,
-} from './schemas';
+} from '../../operations/defi/schemas';
 
 export default async function defiRoutes(app: FastifyInstance) {
   await app.register(liquidityRoutes);

@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { lendingMarketsNow, lendingOperation, lendingPositionWithOperations, type LendingOperationKind } from '../../../domain/defi/lending';
 import { listLendingPositions } from '../../../domain/defi/lending-positions';
-import { caller } from '../caller';
-import { presentLendingOperation, presentLendingPosition, presentMarket } from './lending-presenters';
-import { borrowSchema, getLendingPositionSchema, listLendingPositionsSchema, marketsSchema, repaySchema, supplySchema, withdrawSchema } from './lending-schemas';
+import { caller } from '../../operations/caller';
+import { presentLendingOperation, presentLendingPosition, presentMarket } from '../../operations/defi/lending-presenters';
+import { borrowSchema, getLendingPositionSchema, listLendingPositionsSchema, marketsSchema, repaySchema, supplySchema, withdrawSchema } from '../../operations/defi/lending-schemas';
 
 type OperationBody = { market_id: string; amount: string; account_id?: string };
 

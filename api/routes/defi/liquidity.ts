@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { addLiquidity, removeLiquidity } from '../../../domain/defi/liquidity';
 import { findLiquidityPosition, valuedLiquidityPositions } from '../../../domain/defi/liquidity-value';
-import { caller } from '../caller';
-import { addLiquiditySchema, getPositionSchema, listPositionsSchema, removeLiquiditySchema } from './liquidity-schemas';
-import { presentLiquidityPosition, presentLiquidityRemoval } from './presenters';
+import { caller } from '../../operations/caller';
+import { addLiquiditySchema, getPositionSchema, listPositionsSchema, removeLiquiditySchema } from '../../operations/defi/liquidity-schemas';
+import { presentLiquidityPosition, presentLiquidityRemoval } from '../../operations/defi/presenters';
 
 export default async function liquidityRoutes(app: FastifyInstance) {
   app.post<{ Body: { pool_id: string; account_id?: string; amounts: Record<string, string> } }>('/api/v2/defi/liquidity/add', { schema: addLiquiditySchema }, async (request, reply) => {

@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { findStakingPosition, listStakingPositions, listStakingProducts, stake } from '../../../domain/defi/staking';
 import { harvestNow, type HarvestMode } from '../../../domain/defi/staking-harvest';
 import { unstake } from '../../../domain/defi/staking-unbond';
-import { caller } from '../caller';
-import { presentStakingHarvest, presentStakingPosition, presentStakingProduct } from './staking-presenters';
-import { getStakingPositionSchema, harvestSchema, listStakingPositionsSchema, productsSchema, stakeSchema, unstakeSchema } from './staking-schemas';
+import { caller } from '../../operations/caller';
+import { presentStakingHarvest, presentStakingPosition, presentStakingProduct } from '../../operations/defi/staking-presenters';
+import { getStakingPositionSchema, harvestSchema, listStakingPositionsSchema, productsSchema, stakeSchema, unstakeSchema } from '../../operations/defi/staking-schemas';
 
 export default async function stakingRoutes(app: FastifyInstance) {
   app.get('/api/v2/defi/staking/products', { schema: productsSchema }, async (request) => ({

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { getOwnBuy, startBuy, type BuyRequest } from '../../../domain/baskets/buy';
 import { principalOf } from '../../types';
-import { presentBuy } from './buy-presenters';
-import { buyGetSchema, buyPostSchema } from './buy-schemas';
+import { presentBuy } from '../../operations/gcu/buy-presenters';
+import { buyGetSchema, buyPostSchema } from '../../operations/gcu/buy-schemas';
 
 export default async function gcuBuyRoutes(app: FastifyInstance) {
   app.post<{ Body: BuyRequest }>('/api/v2/gcu/buy', { schema: buyPostSchema }, async (request, reply) => {

@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { createCompositionService } from '../../../domain/baskets/composition';
 import { PRIMARY_BASKET } from '../../../domain/baskets/definitions';
 import { valueHistory } from '../../../domain/baskets/history';
-import { readerEnvironment } from '../caller';
-import { GCU_LINKS, presentComposition, presentHistory, presentInfo } from './info-presenters';
-import { compositionRouteSchema, historyRouteSchema, infoRouteSchema } from './info-schemas';
+import { readerEnvironment } from '../../operations/caller';
+import { GCU_LINKS, presentComposition, presentHistory, presentInfo } from '../../operations/gcu/info-presenters';
+import { compositionRouteSchema, historyRouteSchema, infoRouteSchema } from '../../operations/gcu/info-schemas';
 
 const PUBLIC_READ = { public: true, optionalAuth: true } as const;
 

@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { cancelProposal, castVote, executeProposalByOperator, listMyVotes, listProposals, proposalView, proposeComposition, type CreateProposalRequest } from '../../../domain/governance';
 import { pageParams, paginate } from '../../pagination';
 import { principalOf } from '../../types';
-import { caller, readerEnvironment } from '../caller';
-import { presentMyVote, presentProposal, presentVote } from './voting-presenters';
-import { cancelProposalSchema, castVoteSchema, executeProposalSchema, createProposalSchema, getProposalSchema, listProposalsSchema, myVotesSchema, pollVoteSchema } from './voting-schemas';
+import { caller, readerEnvironment } from '../../operations/caller';
+import { presentMyVote, presentProposal, presentVote } from '../../operations/gcu/voting-presenters';
+import { cancelProposalSchema, castVoteSchema, executeProposalSchema, createProposalSchema, getProposalSchema, listProposalsSchema, myVotesSchema, pollVoteSchema } from '../../operations/gcu/voting-schemas';
 
 const PUBLIC_READ = { public: true, optionalAuth: true } as const;
 type IdParams = { Params: { id: string } };

@@ -3,8 +3,8 @@ import { createQuote } from '../../../domain/interledger';
 import { getOwnIlpPayment, getOwnQuote, startIlpPayment } from '../../../domain/interledger/payments';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentPayment, presentQuote } from './presenters';
-import { idParams, paymentBody, paymentSchema, quoteBody, quoteSchema, TAG } from './schemas';
+import { presentPayment, presentQuote } from '../../operations/interledger/presenters';
+import { idParams, paymentBody, paymentSchema, quoteBody, quoteSchema, TAG } from '../../operations/interledger/schemas';
 
 export default async function interledgerRoutes(app: FastifyInstance) {
   app.post<{ Body: { send_amount: string; send_currency: string; receive_currency: string; receiver: string } }>(

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { envelope, errorResponses } from '../../schemas';
 import { getConfig } from '../../../iso20022/config';
 import { generateMessage, parseMessage, supportedTypes, validateMessage } from '../../../iso20022/index';
-import { wantsJson } from './presenters';
-import { commonErrors, generateBody, generateResponse, TAGS, validateResponse, XML_TYPES, xmlOf, xmlOrJsonBody } from './schemas';
+import { wantsJson } from '../../operations/iso20022/presenters';
+import { commonErrors, generateBody, generateResponse, TAGS, validateResponse, XML_TYPES, xmlOf, xmlOrJsonBody } from '../../operations/iso20022/schemas';
 
 export default async function iso20022Routes(app: FastifyInstance): Promise<void> {
   const { maxBytes } = getConfig();

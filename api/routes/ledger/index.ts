@@ -3,8 +3,8 @@ import type { LedgerAccount } from '../../../domain/ledger';
 import { environmentTrialBalance, getEnvironmentEntry, listVisibleLedgerAccounts, postOperatorEntry, settlePendingEntry } from '../../../domain/ledger/scoped';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentEntry, presentLedgerAccount, presentTrialBalance } from './presenters';
-import { accountsQuery, entrySchema, idParams, manualEntryBody, parseRange, reasonBody, trialBalanceQuery, type ManualEntryBody } from './schemas';
+import { presentEntry, presentLedgerAccount, presentTrialBalance } from '../../operations/ledger/presenters';
+import { accountsQuery, entrySchema, idParams, manualEntryBody, parseRange, reasonBody, trialBalanceQuery, type ManualEntryBody } from '../../operations/ledger/schemas';
 
 export default async function ledgerRoutes(app: FastifyInstance) {
   const tags = ['Ledger'];

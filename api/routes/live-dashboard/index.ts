@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { collectSnapshot, type Snapshot } from '../../../domain/observability';
 import { envelope, errorResponses } from '../../schemas';
-import { presentDomainHealth, presentEventThroughput, presentMetrics, presentProjectorLag, presentStreamStatus } from './presenters';
-import { domainHealthData, eventThroughputData, metricsData, projectorLagData, streamStatusData, TAGS } from './schemas';
+import { presentDomainHealth, presentEventThroughput, presentMetrics, presentProjectorLag, presentStreamStatus } from '../../operations/live-dashboard/presenters';
+import { domainHealthData, eventThroughputData, metricsData, projectorLagData, streamStatusData, TAGS } from '../../operations/live-dashboard/schemas';
 
 /**
  * The event-stream dashboard: measured figures of the outbox, its dispatcher and webhook

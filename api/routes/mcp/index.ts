@@ -19,7 +19,7 @@ import { buildMcpServer } from '../../mcp/server';
 import { ApiError, titleFor } from '../../errors';
 import { errorEnvelopeSchema, errorResponsesFor } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentTransaction } from '../transactions/presenters';
+import { presentTransaction } from '../../operations/transactions/presenters';
 
 export const MCP_PATH = '/mcp';
 const TAGS = ['MCP'];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { collectSnapshot } from '../../../domain/observability';
-import { presentPrometheus } from './presenters';
-import { metricsResponse, PROMETHEUS_CONTENT_TYPE } from './schemas';
+import { presentPrometheus } from '../../operations/metrics/presenters';
+import { metricsResponse, PROMETHEUS_CONTENT_TYPE } from '../../operations/metrics/schemas';
 
 export default async function metricsRoutes(app: FastifyInstance) {
   app.get(

@@ -14,7 +14,7 @@ import { principalOf } from '../../types';
 import {
   TAG, acceptBody, applyBody, emptyBody, groupBody, groupSchema, idParams, instalmentSchema, loanDetailSchema, loanSchema, presentGroup, presentInstalment,
   presentLoan, presentLoanView, presentProduct, productBody, productSchema, repaymentBody,
-} from './loans-schemas';
+} from '../../operations/microfinance/loans-schemas';
 
 type Page = { page?: number; per_page?: number };
 type GroupBody = { name: string; liability_type?: 'joint'; members: Array<string | { user_id: string; account_id?: string; role?: 'leader' | 'member' }> };

@@ -30,7 +30,7 @@ import {
   runBody,
   runsQuery,
   runSchema,
-} from './provisioning-schemas';
+} from '../../operations/microfinance/provisioning-schemas';
 
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } };
 const list = (item: object) => ({ type: 'object', properties: { data: { type: 'array', items: item } } });

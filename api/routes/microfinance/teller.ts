@@ -43,7 +43,7 @@ import {
   transactionBody,
   transactionSchema,
   transactionsQuery,
-} from './teller-schemas';
+} from '../../operations/microfinance/teller-schemas';
 
 type Page = { page?: number; per_page?: number };
 const emptyBody = { type: 'object', additionalProperties: false, properties: {} };

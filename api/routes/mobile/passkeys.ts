@@ -25,12 +25,12 @@ import {
   sessionSchema,
   signInResponse,
   TAGS,
-} from './passkey-schemas';
+} from '../../operations/mobile/passkey-schemas';
 
 /**
  * The one answer to every refused assertion, whatever the reason (unknown credential included).
  * A 401 is part of the sign-in protocol, so it is answered here, as a refused password login is
- * (api/routes/auth/presenters.ts); api/error-status.ts maps domain codes to 403/404/409/503 only.
+ * (api/operations/auth/presenters.ts); api/error-status.ts maps domain codes to 403/404/409/503 only.
  */
 const verificationFailed = () => new ApiError(401, 'PASSKEY_VERIFICATION_FAILED', 'The passkey could not be verified');
 const registrationFailed = () => new DomainError('PASSKEY_REGISTRATION_FAILED', 'The passkey could not be registered; request new options and try again');

@@ -16,7 +16,7 @@ import { paginate, pageParams } from '../../pagination';
 import { requestKeyOf } from '../../plugins/idempotency';
 import { decimalString, envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentDevice, presentFeedItem, presentIntent, presentNotification, presentP2p, presentProfile, presentReceipt, presentReceive } from './presenters';
+import { presentDevice, presentFeedItem, presentIntent, presentNotification, presentP2p, presentProfile, presentReceipt, presentReceive } from '../../operations/mobile/presenters';
 
 const TAGS = ['Mobile'];
 const obj = { type: 'object', additionalProperties: true };

@@ -18,9 +18,9 @@ import {
   transactionsBody,
   transactionsQuery,
   withBalanceQuery,
-} from './account-presenters';
+} from '../../operations/open-banking/account-presenters';
 import { psuPresent, tppCall, tppOf } from './context';
-import { BG_PREFIX, TAGS as tags } from './schemas';
+import { BG_PREFIX, TAGS as tags } from '../../operations/open-banking/schemas';
 
 export const ACCOUNT_LIST_DOC =
   'The accounts the consent (Consent-ID) gives account access to, with _links to what it allows on each; balances too with ' +

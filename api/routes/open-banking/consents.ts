@@ -10,9 +10,9 @@ import { createConsent, terminateConsentByTpp } from '../../../domain/openbankin
 import { effectiveStatus, tppConsent, type Consent, type ConsentRequest } from '../../../domain/openbanking/consents';
 import { DomainError } from '../../../domain/platform/errors';
 import { errorResponses } from '../../schemas';
-import { baseUrlOf } from '../caller';
+import { baseUrlOf } from '../../operations/caller';
 import { headerOf, requestIdOf, scaApproachOf, tppCall, tppOf } from './context';
-import { BG_PREFIX, TAGS, authorisationIdsSchema, createdHeaders, headersSchema, scaStatusSchema, startAuthorisationSchema, startedHeaders } from './schemas';
+import { BG_PREFIX, TAGS, authorisationIdsSchema, createdHeaders, headersSchema, scaStatusSchema, startAuthorisationSchema, startedHeaders } from '../../operations/open-banking/schemas';
 
 const accountRef = { type: 'object', required: ['iban'], additionalProperties: false, properties: { iban: { type: 'string', maxLength: 34 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } } };
 const refs = { type: 'array', maxItems: 100, items: accountRef };

@@ -7,7 +7,7 @@ import { registerOpenBankingConventions } from './context';
 import { customerRoutes } from './customer';
 import { paymentRoutes } from './payments';
 import { platformRoutes } from './platform';
-import { BG_PREFIX } from './schemas';
+import { BG_PREFIX } from '../../operations/open-banking/schemas';
 import { tppRoutes } from './tpps';
 
 /**

@@ -21,7 +21,7 @@ import {
   type PaymentBody,
 } from '../../../domain/openbanking/payments';
 import { errorResponses } from '../../schemas';
-import { baseUrlOf } from '../caller';
+import { baseUrlOf } from '../../operations/caller';
 import { headerOf, requestIdOf, scaApproachOf, tppCall, tppOf } from './context';
 import {
   authorisationParams,
@@ -37,8 +37,8 @@ import {
   selfPath,
   statusResponse,
   XML_TYPES,
-} from './payment-schemas';
-import { TAGS, authorisationIdsSchema, createdHeaders, headersSchema, scaStatusSchema, startAuthorisationSchema, startedHeaders } from './schemas';
+} from '../../operations/open-banking/payment-schemas';
+import { TAGS, authorisationIdsSchema, createdHeaders, headersSchema, scaStatusSchema, startAuthorisationSchema, startedHeaders } from '../../operations/open-banking/schemas';
 
 type PaymentParams = { paymentProduct: string; paymentId: string };
 

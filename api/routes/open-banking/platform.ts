@@ -10,13 +10,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BgPaymentInitiation } from '../../../domain/openbanking/payment-body';
 import type { ConsentRequest } from '../../../domain/openbanking/consents';
 import { envelope, errorResponses } from '../../schemas';
-import { aisErrorResponses, aisHeaders, accountListBody, withBalanceQuery } from './account-presenters';
+import { aisErrorResponses, aisHeaders, accountListBody, withBalanceQuery } from '../../operations/open-banking/account-presenters';
 import { ACCOUNT_LIST_DOC, accountList, retryAfterOn429 } from './accounts';
 import { CREATE_CONSENT_DOC, consentBody, consentCreated, consentRequestHeaders, establishConsent } from './consents';
 import { tppCall } from './context';
-import { initiationResponse, paymentInitiationWithProduct } from './payment-schemas';
+import { initiationResponse, paymentInitiationWithProduct } from '../../operations/open-banking/payment-schemas';
 import { INITIATION_DOC, initiate, initiationRequestHeaders } from './payments';
-import { BG_SERVER, TAGS, createdHeaders } from './schemas';
+import { BG_SERVER, TAGS, createdHeaders } from '../../operations/open-banking/schemas';
 
 const ENVELOPED = `The platform's envelope around the Berlin Group body; the standard's own route (server URL ${BG_SERVER}) answers the body unwrapped.`;
 

@@ -8,7 +8,7 @@ import { AUTHORISATION_NUMBER_PATTERN, PSD2_ROLES, TPP_CERTIFICATE_HEADER, type 
 import { issueSandboxCertificateFor } from '../../../domain/openbanking/sandbox-ca';
 import { identifyTpp, registerTpp, type Tpp } from '../../../domain/openbanking/tpps';
 import { envelope, errorEnvelopeSchema, errorResponses, errorResponsesFor, timestamp } from '../../schemas';
-import { caller } from '../caller';
+import { caller } from '../../operations/caller';
 
 const TAGS = ['Open banking'];
 

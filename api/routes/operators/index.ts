@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { becomeFirstOperator } from '../../../domain/auth/self';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentUser } from './presenters';
-import { bootstrapBody, userSchema } from './schemas';
+import { presentUser } from '../../operations/operators/presenters';
+import { bootstrapBody, userSchema } from '../../operations/operators/schemas';
 
 export default async function operatorRoutes(app: FastifyInstance) {
   app.post<{ Body: { token: string } }>(

@@ -6,13 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { getPartner, onboardingChecklist, onboardPartner, partnerUrls, TIERS, type OnboardRequest, type Partner } from '../../../domain/partner/partners';
 import { MODULES } from '../../../domain/partner/modules';
 import { requestSdkGeneration } from '../../../domain/partner/sdk';
-import { baseUrlOf } from '../caller';
+import { baseUrlOf } from '../../operations/caller';
 import { createTenant, createTenantUser, listTenants, listTenantUsers, PLANS, type Tenant } from '../../../domain/partner/tenants';
 import { getWhitelabel, publishWhitelabel, type WhitelabelConfig } from '../../../domain/partner/whitelabel';
 import { paginate, pageParams } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope, paginationQuery, timestamp } from '../../schemas';
 import { partnerOf, principalOf } from '../../types';
-import { partnerKeyHeader } from './schemas';
+import { partnerKeyHeader } from '../../operations/partner/schemas';
 
 const TAGS = ['Partner'];
 const obj = { type: 'object', additionalProperties: true };

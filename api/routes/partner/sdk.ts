@@ -6,8 +6,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getSdkGeneration, requestSdkGeneration, SDK_GENERATE_BODY_SCHEMA, waitForSdkGeneration } from '../../../domain/partner/sdk';
 import { envelope, errorResponses } from '../../schemas';
 import { partnerOf, principalOf } from '../../types';
-import { baseUrlOf } from '../caller';
-import { partnerKeyHeader } from './schemas';
+import { baseUrlOf } from '../../operations/caller';
+import { partnerKeyHeader } from '../../operations/partner/schemas';
 
 const TAGS = ['Partner'];
 const obj = { type: 'object', additionalProperties: true };

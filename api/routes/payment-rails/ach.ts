@@ -4,8 +4,8 @@ import { requestAchFile, type RequestEntry } from '../../../domain/ach/files';
 import { ingestAchReturns } from '../../../domain/rails/inbound-scope';
 import { errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentAchFile } from './presenters';
-import { achFileBody, achFileResponse, achReturnBody, achReturnResponse, TAG } from './schemas';
+import { presentAchFile } from '../../operations/rails/presenters';
+import { achFileBody, achFileResponse, achReturnBody, achReturnResponse, TAG } from '../../operations/rails/schemas';
 
 /** ACH: build (or preview) a NACHA file, ingest a return file. */
 export function achRoutes(app: FastifyInstance) {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { railCatalog } from '../../../domain/rails/catalog';
 import { errorResponses } from '../../schemas';
-import { presentRail } from './presenters';
-import { railsResponse, TAG } from './schemas';
+import { presentRail } from '../../operations/rails/presenters';
+import { railsResponse, TAG } from '../../operations/rails/schemas';
 
 /** GET /rails: the rails catalog. */
 export function catalogRoutes(app: FastifyInstance) {

@@ -1,21 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { listRailPayments, type RailPaymentStatus } from '../../../domain/rails';
 import type { RailName } from '../../../domain/rails/calendar';
-import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
-import { getRailPaymentView, startRailPayment } from '../../../domain/rails/start';
+import { getRailPaymentView } from '../../../domain/rails/start';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
-import type { Environment } from '../../../domain/platform/environment';
-import { presentRailPayment, presentRailPaymentSummary } from './presenters';
-import { idParams, parseDateRange, paymentBody, paymentListQuery, paymentSchema, TAG } from './schemas';
-
-/** Rail payments: pay out, list, read one. */
-export type PaymentBody = { account_id: string; amount: string; currency: string; rail: string; creditor_account: CreditorAccount; memo?: string; urgency?: Urgency };
-
-/** A payment request as its REST body reaches the domain (also GraphQL's createRailPayment). */
-export const startPaymentFromBody = (who: { userId: string; environment: Environment }, b: PaymentBody) =>
-  startRailPayment({ ...who, accountId: b.account_id, amount: b.amount, currency: b.currency.toUpperCase(), rail: b.rail, creditor: b.creditor_account, memo: b.memo, urgency: b.urgency, now: new Date() });
+import { presentRailPayment, presentRailPaymentSummary } from '../../operations/rails/presenters';
+import { idParams, parseDateRange, paymentBody, paymentListQuery, paymentSchema, TAG } from '../../operations/rails/schemas';
+import { type PaymentBody, startPaymentFromBody } from '../../operations/rails/operations';
 
 export function paymentRoutes(app: FastifyInstance) {
   app.post<{ Body: PaymentBody }>(

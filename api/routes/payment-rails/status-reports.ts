@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ingestRailStatusReport } from '../../../domain/rails/inbound-scope';
 import { errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { statusReportBody, statusReportResponse, TAG } from './schemas';
+import { statusReportBody, statusReportResponse, TAG } from '../../operations/rails/schemas';
 
 /** pacs.002 status reports for submitted payments (the inbound path of the ISO 20022 rails). */
 export function statusReportRoutes(app: FastifyInstance) {

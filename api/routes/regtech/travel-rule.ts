@@ -9,7 +9,7 @@ import {
   type TravelRuleTransferRequest,
 } from '../../../domain/regtech/travel-rule';
 import { principalOf } from '../../types';
-import { checkSchema, getCheckSchema, transfersSchema } from './travel-rule-schemas';
+import { checkSchema, getCheckSchema, transfersSchema } from '../../operations/regtech/travel-rule-schemas';
 
 export function presentCheck(c: TravelRuleCheck) {
   return {

@@ -11,7 +11,7 @@ import { facilitatorFor } from '../../../domain/x402/facilitator';
 import { paymentRequiredHeaders } from '../../../domain/x402/http';
 import { environmentOfNetwork } from '../../../domain/x402/networks';
 import { errorEnvelope, errorObject } from '../../plugins/errors';
-import { baseUrlOf } from '../caller';
+import { baseUrlOf } from '../../operations/caller';
 
 export function sendPaymentRequired(
   request: FastifyRequest,

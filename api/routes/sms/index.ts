@@ -17,7 +17,7 @@ import { environmentOfNetwork, networksFor, PAYMENT_NETWORKS } from '../../../do
 import { statusForCode } from '../../error-status';
 import { envelope, errorResponses, errorResponsesFor, optionalAuthSecurity, timestamp } from '../../schemas';
 import { principalOf } from '../../types';
-import { readerEnvironment } from '../caller';
+import { readerEnvironment } from '../../operations/caller';
 import { sendPaymentRequired } from './challenge';
 import smsCallbackRoutes from './callbacks';
 

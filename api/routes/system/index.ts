@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkReadiness } from '../../../domain/platform/readiness';
-import { presentHealth, presentReadiness } from './presenters';
-import { healthResponse, readyResponse } from './schemas';
+import { presentHealth, presentReadiness } from '../../operations/system/presenters';
+import { healthResponse, readyResponse } from '../../operations/system/schemas';
 
 const started = Date.now();
 

@@ -4,8 +4,8 @@ import { reverseTransactionForCaller } from '../../../domain/reversals/request';
 import { pageParams, paginate } from '../../pagination';
 import { errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentReversal, presentTransaction } from './presenters';
-import { listQuery, reversalResult, reverseBody, transactionSchema } from './schemas';
+import { presentReversal, presentTransaction } from '../../operations/transactions/presenters';
+import { listQuery, reversalResult, reverseBody, transactionSchema } from '../../operations/transactions/schemas';
 
 export default async function transactionRoutes(app: FastifyInstance) {
   for (const base of ['/api/v2', '/api']) {

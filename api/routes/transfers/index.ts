@@ -4,9 +4,9 @@ import { getTransferWithProgress } from '../../../domain/transfers/visibility';
 import { requestKeyOf } from '../../plugins/idempotency';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { createInput } from './input';
-import { presentTransfer } from './presenters';
-import { fromLegacyBody, idParams, legacyTransferBody, reviewBody, transferBody, transferSchema, type LegacyTransferBody, type TransferBody } from './schemas';
+import { createInput } from '../../operations/transfers/input';
+import { presentTransfer } from '../../operations/transfers/presenters';
+import { fromLegacyBody, idParams, legacyTransferBody, reviewBody, transferBody, transferSchema, type LegacyTransferBody, type TransferBody } from '../../operations/transfers/schemas';
 
 export default async function transferRoutes(app: FastifyInstance) {
   app.post<{ Body: TransferBody }>(

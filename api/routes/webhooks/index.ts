@@ -7,8 +7,8 @@ import { notFound } from '../../errors';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
-import { presentNewDelivery, presentWebhook } from './presenters';
-import { createBody, deliveriesQuery, deliverySchema, emptyBody, eventTypeSchema, idParams, pageQuery, replayParams, rotateBody, TAGS, updateBody, webhookSchema } from './schemas';
+import { presentNewDelivery, presentWebhook } from '../../operations/webhooks/presenters';
+import { createBody, deliveriesQuery, deliverySchema, emptyBody, eventTypeSchema, idParams, pageQuery, replayParams, rotateBody, TAGS, updateBody, webhookSchema } from '../../operations/webhooks/schemas';
 
 const owner = (p: Principal) => ({ userId: p.userId, environment: p.environment });
 

@@ -12,8 +12,8 @@ import { payToAddress, X402_VERSION } from '../../../domain/x402/requirements';
 import { paginate, pageParams } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope, paginationQuery } from '../../schemas';
 import { principalOf } from '../../types';
-import { baseUrlOf, caller } from '../caller';
-import { endpointSchema, paymentSchema, presentEndpoint, presentPayment } from './presenters';
+import { baseUrlOf, caller } from '../../operations/caller';
+import { endpointSchema, paymentSchema, presentEndpoint, presentPayment } from '../../operations/x402/presenters';
 import limitRoutes from './limits';
 import facilitatorRoutes from './facilitator';
 

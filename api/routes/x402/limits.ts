@@ -6,10 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { defaultLimit, listLimits, setLimit, type LimitSubject } from '../../../domain/x402/limits';
 import { listWallets, registerWallet, removeWallet, walletRegistrationMessage } from '../../../domain/x402/wallets';
 import { envelope, errorResponses } from '../../schemas';
-import { caller } from '../caller';
+import { caller } from '../../operations/caller';
 import { principalOf } from '../../types';
 import type { Principal } from '../../../domain/auth/principal';
-import { limitSchema, presentLimit, presentWallet, walletSchema } from './presenters';
+import { limitSchema, presentLimit, presentWallet, walletSchema } from '../../operations/x402/presenters';
 
 /** Who sets a limit: the caller, and whether its key is an agent's (agents set none). */
 const limitSetter = (request: { principal?: Principal }) => ({ ...caller(request), agent: principalOf(request).agent === true });
