@@ -11,7 +11,6 @@ import { registerErrorHandling } from './plugins/errors';
 import { purgeExpiredIdempotencyKeys, registerIdempotency } from './plugins/idempotency';
 import { registerOpenApi } from './plugins/openapi';
 import { cachedSerializerFactory } from './plugins/serializers';
-import { registerMaintenanceGate } from './plugins/maintenance';
 import { registerRateLimit } from './plugins/rate-limit';
 import { registerValidation, ROUTER_MAX_PARAM_LENGTH } from './plugins/validation';
 import { registerX402 } from './plugins/x402';
@@ -87,7 +86,6 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   registerAuth(app);
   registerRateLimit(app, limiter, cfg);
   registerAuthEnforcement(app);
-  registerMaintenanceGate(app);
   registerIdempotency(app);
   registerX402(app);
   await registerRoutes(app);

@@ -129,6 +129,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   CHAIN_NOT_CONFIGURED: 503,
   // No pooled database connection free within DB_ACQUIRE_TIMEOUT_MS (domain/db/pool.ts); with Retry-After.
   DATABASE_SATURATED: 503,
+  // A write during a planned maintenance window (domain/auth/gate.ts); with Retry-After (seconds until its end).
+  MAINTENANCE: 503,
   MIFID_AUTHORITY_NOT_CONFIGURED: 503,
   MIFID_AUTHORITY_UNAVAILABLE: 503,
   MIFID_SETTINGS_INVALID: 503,

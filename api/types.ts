@@ -29,6 +29,12 @@ declare module 'fastify' {
     partnerKey?: boolean;
     /** The GraphQL endpoint: its own rate limits (api/plugins/rate-limit.ts graphqlRateLimit). */
     graphql?: boolean;
+    /**
+     * The endpoint carries operations that each ask the gate (domain/auth/gate.ts) for what they
+     * need (GraphQL fields, MCP tools): a maintenance window does not hold the request as a whole,
+     * only the operations that write.
+     */
+    gatedPerOperation?: boolean;
   }
   interface FastifyInstance {
     /** The process's transfer service (built once in buildApp). */

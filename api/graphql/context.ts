@@ -1,14 +1,14 @@
 /**
  * What every resolver gets (docs/graphql.md): the caller's principal (null for a guest), its IP,
- * and per-operation loaders. Resolvers reach the domain through `as(ctx, …)`, which applies the
- * same rules as the REST routes: a credential, the permission the operation needs (read for
- * queries and subscriptions, write or delete for mutations, as the HTTP method implies on REST),
- * operator-only fields, and a partner's or tenant's modules (the REST route's tag).
+ * and per-operation loaders. Resolvers reach the domain through `as(ctx, …)`, which asks the one
+ * gate the REST routes ask (domain/auth/gate.ts): a credential, the permission the operation needs
+ * (read for queries and subscriptions, write or delete for mutations, as the HTTP method implies on
+ * REST), operator-only fields, a partner's or tenant's modules (the REST route's tag), and a
+ * maintenance window for mutations.
  */
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
+import { authorize } from '../../domain/auth/gate';
 import type { Permission, Principal } from '../../domain/auth/principal';
-import { checkAreaAccess } from '../../domain/partner/context';
-import { activeMaintenance } from '../../domain/platform/maintenance-windows';
 import type { Environment } from '../../domain/platform/environment';
 import { ApiError } from '../errors';
 import { operationRequestKey } from '../plugins/idempotency';
@@ -73,20 +73,11 @@ export interface Caller {
   environment: Environment;
 }
 
-/** The authenticated caller with the rights `need` names; the same refusals (codes) as REST. */
+/** The authenticated caller with the rights `need` names: the one gate (domain/auth/gate.ts), as REST's routes ask it. */
 export async function as(ctx: GqlContext, need: Need = {}): Promise<Caller> {
   const p = ctx.principal;
   if (!p) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization header with a Bearer API key or access token is required');
-  const permission = need.permission ?? 'read';
-  if (!p.permissions.includes(permission)) {
-    throw new ApiError(403, 'INSUFFICIENT_PERMISSIONS', p.kind === 'oauth' ? `This OAuth token lacks the '${permission}' scope` : `This API key lacks the '${permission}' permission`);
-  }
-  if (need.admin && !p.isAdmin) throw new ApiError(403, 'ADMIN_REQUIRED', 'This operation is reserved for platform operators');
-  // Writes wait out a maintenance window as on REST (api/plugins/maintenance.ts); operators' own do not.
-  if (permission !== 'read' && !need.admin) {
-    const w = await activeMaintenance(p.environment);
-    if (w) throw new ApiError(503, 'MAINTENANCE', `Planned maintenance until ${w.endsAt.toISOString()}: ${w.message}`);
-  }
-  if ((p.partnerId || p.tenantId) && need.tag) await checkAreaAccess(p, [need.tag]);
+  // Writes (mutations) wait out a maintenance window as on REST; operators' own do not.
+  await authorize(p, { permission: need.permission ?? 'read', admin: need.admin, tags: need.tag ? [need.tag] : undefined });
   return { principal: p, userId: p.userId, environment: p.environment };
 }

@@ -168,7 +168,8 @@ export async function registerGraphQL(app: FastifyInstance): Promise<void> {
       '(optional: a guest may introspect); 120 operations a minute per credential, 30 per IP for guests; depth at most 10, cost at most 10,000. ' +
       'Subscriptions: WebSocket on this path, protocol graphql-transport-ws. The schema: docs/graphql/schema.graphql.',
   };
-  const config = { public: true, optionalAuth: true, permission: 'read' as const, graphql: true };
+  // Mutations ask the gate themselves (api/graphql/context.ts `as`): a maintenance window holds them, not the queries posted here.
+  const config = { public: true, optionalAuth: true, permission: 'read' as const, graphql: true, gatedPerOperation: true };
   app.post<{ Body: GqlBody }>(GRAPHQL_PATH, { config, schema: { ...routeSchema, body: bodySchema } }, (request, reply) => execute(app, request, reply, request.body ?? {}));
   app.get<{ Querystring: { query?: string; variables?: string; operationName?: string } }>(
     GRAPHQL_PATH,

@@ -8,9 +8,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { getBalances, listAccounts, toPublicAccount, type Account } from '../../domain/accounts';
 import { getOwnAccount, listOwnAccountTransactions } from '../../domain/accounts/own';
+import { authorize } from '../../domain/auth/gate';
 import type { Principal } from '../../domain/auth/principal';
 import { listTransactions } from '../../domain/ledger/transactions';
-import { checkAreaAccess } from '../../domain/partner/context';
 import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../../domain/x402/endpoints';
 import { getSmsRate } from '../../domain/sms/rates';
 import { guarded, toolResult, type McpToolContext } from './results';
@@ -18,8 +18,8 @@ import { guarded, toolResult, type McpToolContext } from './results';
 /** At most this many accounts in one get_balances answer (the REST list's page maximum). */
 export const MAX_BALANCE_ACCOUNTS = 100;
 
-/** The OpenAPI tag of the REST twins: a partner key or tenant without that module is refused the same way. */
-const ACCOUNTS_AREA = ['Accounts'];
+/** What the REST twins need (the one gate, domain/auth/gate.ts): read, and the Accounts module for a partner key or tenant. */
+const READ_ACCOUNTS = { permission: 'read', tags: ['Accounts'] } as const;
 
 const accountId = z
   .string()
@@ -47,7 +47,7 @@ export function registerReadTools(server: McpServer, p: Principal, ctx: McpToolC
     },
     ({ account_id }) =>
       guarded(ctx, async () => {
-        await checkAreaAccess(p, ACCOUNTS_AREA);
+        await authorize(p, READ_ACCOUNTS);
         // Paid on REST when monetized: a tool cannot take the payment, so it does not serve it free.
         await refuseIfMonetized(p.environment, ACCOUNT_BALANCES_RESOURCE);
         if (account_id !== undefined) {
@@ -76,7 +76,7 @@ export function registerReadTools(server: McpServer, p: Principal, ctx: McpToolC
     },
     ({ account_id, limit }) =>
       guarded(ctx, async () => {
-        await checkAreaAccess(p, ACCOUNTS_AREA);
+        await authorize(p, READ_ACCOUNTS);
         const page = { page: 1, perPage: limit ?? 20 };
         const { items, total } =
           account_id !== undefined

@@ -15,9 +15,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { getAddress } from 'viem';
 import { z } from 'zod';
+import { authorize } from '../../domain/auth/gate';
 import type { Principal } from '../../domain/auth/principal';
 import { HTTP_STATUS_BY_CODE } from '../error-status';
-import { checkAreaAccess } from '../../domain/partner/context';
 import { DomainError } from '../../domain/platform/errors';
 import { quoteSms, sendPaidSms, smsOffers, type SmsQuote } from '../../domain/sms/send';
 import { atomicToUsdc } from '../../domain/x402/amounts';
@@ -25,10 +25,10 @@ import { parseSignedAuthorization } from '../../domain/x402/authorization';
 import { paymentRequired, type Resource } from '../../domain/x402/http';
 import type { X402Payment } from '../../domain/x402/payments';
 import { acceptedTerms, X402_VERSION } from '../../domain/x402/requirements';
-import { guarded, refusalOf, refusedResult, toolError, toolResult, type McpToolContext } from './results';
+import { guarded, refusalOf, toolError, toolResult, type McpToolContext } from './results';
 
-/** The OpenAPI tag of the SMS routes: the payments module (domain/partner/modules.ts). */
-const SMS_AREA = ['SMS'];
+/** What POST /api/v1/sms/send needs (domain/auth/gate.ts): write, and the SMS routes' module (payments) for a partner key or tenant. */
+const SEND_SMS = { permission: 'write', tags: ['SMS'] } as const;
 
 /** Where the client puts the payment (request params._meta) and finds the settlement (result._meta). */
 export const PAYMENT_META_KEY = 'x402/payment';
@@ -92,11 +92,8 @@ export function registerSmsTools(server: McpServer, p: Principal, ctx: McpToolCo
     },
     (args, extra) =>
       guarded(ctx, async () => {
-        if (!p.permissions.includes('write')) {
-          return refusedResult({ code: 'INSUFFICIENT_PERMISSIONS', message: "send_sms needs the 'write' permission, which this API key lacks" });
-        }
-        // The area rules of the REST route (api/plugins/auth.ts): a partner's key reaches its modules only.
-        await checkAreaAccess(p, SMS_AREA);
+        // The one gate, as the REST route asks it: write, a partner's modules, a maintenance window.
+        await authorize(p, SEND_SMS);
         const req = { to: args.to, from: args.from, message: args.message };
         const quote = await quoteSms(req);
         const offers = smsOffers(p.environment, quote);

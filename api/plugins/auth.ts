@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApiKey, isApiKeyValue } from '../../domain/auth/api-keys';
+import { authorize, type Need } from '../../domain/auth/gate';
 import type { Permission, Principal } from '../../domain/auth/principal';
 import { authenticateAccessToken } from '../../domain/auth/sessions';
 import { authenticateOAuthAccessToken, isOAuthAccessToken } from '../../domain/oauth/access-tokens';
-import { checkAreaAccess, checkPartnerKey } from '../../domain/partner/context';
+import { checkPartnerKey } from '../../domain/partner/context';
 import { DomainError } from '../../domain/platform/errors';
 import { ApiError } from '../errors';
 import type { Partner } from '../../domain/partner/partners';
@@ -38,9 +39,31 @@ export function requiredPermission(request: FastifyRequest): Permission {
   }
 }
 
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+// Logging in and operators' own routes (ending or extending a maintenance window, the bootstrap) are never held by one.
+const OPEN_DURING_MAINTENANCE = [/^\/api(\/v\d+)?\/auth\//, /^\/api\/v\d+\/operators\//];
+
+/**
+ * What a route needs of its caller, as the one gate asks it (domain/auth/gate.ts): the permission
+ * (config.permission, else by method), operator-only (config.admin), the route's tags (a partner's
+ * modules, a tenant's features), and whether a maintenance window holds it: every method but the
+ * reads, except the open paths and endpoints whose operations ask the gate one by one (GraphQL, MCP).
+ */
+export function routeNeed(request: FastifyRequest): Need {
+  const config = request.routeOptions.config;
+  const path = request.url.split('?', 1)[0];
+  return {
+    permission: requiredPermission(request),
+    admin: config?.admin,
+    tags: (request.routeOptions.schema as { tags?: string[] } | undefined)?.tags,
+    write: !READS.has(request.method) && !config?.gatedPerOperation && !OPEN_DURING_MAINTENANCE.some((r) => r.test(path)),
+  };
+}
+
 /**
  * Resolves the bearer value (API key or login access token) into request.principal and
- * enforces the key's IP allow-list and permissions, and operator-only routes.
+ * enforces the key's IP allow-list, then the one gate (permissions, operator-only routes, a
+ * partner's or tenant's modules, maintenance windows) and a partner row's X-Partner-Key.
  */
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('principal', undefined);
@@ -110,20 +133,7 @@ export function partnerOfKey(principal: Principal, header: string | string[] | u
 }
 
 async function resolvePrincipal(request: FastifyRequest): Promise<void> {
-  {
-    request.principal = await principalFromBearer(request.headers.authorization, request.ip);
-    const needed = requiredPermission(request);
-    if (!request.principal.permissions.includes(needed)) {
-      const what = request.principal.kind === 'oauth' ? `This OAuth token lacks the '${needed}' scope` : `This API key lacks the '${needed}' permission`;
-      throw new ApiError(403, 'INSUFFICIENT_PERMISSIONS', what);
-    }
-    if (request.routeOptions.config?.admin && !request.principal.isAdmin) {
-      throw new ApiError(403, 'ADMIN_REQUIRED', 'This operation is reserved for platform operators');
-    }
-    // Partner keys reach their partner's modules only; tenants' customers not what their partner switched off.
-    if (request.principal.partnerId || request.principal.tenantId) {
-      await checkAreaAccess(request.principal, (request.routeOptions.schema as { tags?: string[] } | undefined)?.tags);
-    }
-    if (request.routeOptions.config?.partnerKey) request.partner = await partnerOfKey(request.principal, request.headers['x-partner-key']);
-  }
+  request.principal = await principalFromBearer(request.headers.authorization, request.ip);
+  await authorize(request.principal, routeNeed(request));
+  if (request.routeOptions.config?.partnerKey) request.partner = await partnerOfKey(request.principal, request.headers['x-partner-key']);
 }

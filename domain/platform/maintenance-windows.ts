@@ -3,8 +3,8 @@
  * one per environment (POST /api/v1/operators/maintenance); its workflow (maintenanceWindowWorkflow,
  * Temporal timers) writes system.maintenance_start at starts_at and system.maintenance_end at
  * ends_at (environment-wide events). While a window is on (starts_at <= now < ends_at, not
- * cancelled), the API answers writes with 503 MAINTENANCE and Retry-After (api/app.ts hook, which
- * reads activeMaintenance from a short in-process cache). Cancelling a window that has started
+ * cancelled), the API answers writes with 503 MAINTENANCE and Retry-After (the one gate,
+ * domain/auth/gate.ts, which reads activeMaintenance from a short in-process cache). Cancelling a window that has started
  * ends it at once (its end event is written then).
  */
 import { getPool, withTransaction, type Queryable, onPoolClosed } from '../db/pool';

@@ -18,7 +18,7 @@ export interface Refusal {
   message: string;
   /** JSON pointer into the request's body (or a tool's arguments), when the refusal is about one field. */
   pointer?: string;
-  /** When to come back (the database's saturation). */
+  /** When to come back (the database's saturation, a maintenance window). */
   retryAfterSeconds?: number;
   /** Further issues of the same refusal (each failed rule of a generated ISO 20022 message). */
   issues?: Iso20022Issue[];
@@ -27,7 +27,11 @@ export interface Refusal {
 export function refusalOf(err: unknown): Refusal | undefined {
   const saturated = saturationRefusalOf(err);
   if (saturated) return saturated;
-  if (err instanceof DomainError) return { code: err.code, message: err.message, ...(err.pointer ? { pointer: err.pointer } : {}) };
+  if (err instanceof DomainError) {
+    // A refusal that says when to come back (the maintenance window's, domain/auth/gate.ts) carries it in its details.
+    const retry = err.details?.retryAfterSeconds;
+    return { code: err.code, message: err.message, ...(err.pointer ? { pointer: err.pointer } : {}), ...(typeof retry === 'number' ? { retryAfterSeconds: retry } : {}) };
+  }
   // The ISO module names the whole body as '' (an XML body, a JSON body that is no object).
   if (err instanceof Iso20022Error) return { code: err.code, message: err.message, ...(err.pointer !== undefined ? { pointer: err.pointer } : {}), issues: err.issues };
   if (err instanceof LedgerError || err instanceof AccountError) return { code: err.code, message: err.message };

@@ -120,10 +120,11 @@ export default async function mcpRoutes(app: FastifyInstance) {
   app.post(
     MCP_PATH,
     {
-      // Reading tools need only the read permission; send_sms checks write itself (api/mcp/tools-sms.ts).
+      // Reading tools need only the read permission; each tool asks the gate for what it needs (send_sms: write,
+      // held by a maintenance window like any write; the read tools keep working during one).
       // No Idempotency-Key handling: a JSON-RPC id is not an idempotency key (clients reuse small ids per
       // connection), and the one paid tool is idempotent by its payment (an authorization's nonce settles once).
-      config: { permission: 'read', idempotency: false },
+      config: { permission: 'read', idempotency: false, gatedPerOperation: true },
       schema: {
         tags: TAGS,
         summary: 'MCP server (Streamable HTTP, stateless): tools get_balances, list_transactions, get_sms_rate and send_sms (paid with x402)',
