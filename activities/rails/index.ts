@@ -4,7 +4,7 @@ import { buildAchFile } from '../../domain/ach/files';
 import { parseNachaFile } from '../../domain/ach/nacha';
 import { isBankingDay, zoned } from '../../domain/rails/calendar';
 import { withTransaction, type Queryable } from '../../domain/db/pool';
-import { getEntry, internalLedgerAccountId, LedgerError, postEntry, postPending, reverseEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
+import { internalLedgerAccountId, LedgerError, postEntry, postPending, workflowIdempotencyKey } from '../../domain/ledger';
 import { DomainError } from '../../domain/platform/errors';
 import { RailAdapterNotConfigured, railAdapter, RailGatewayRefused, RETURN_REASONS, type RailSubmission } from '../../domain/rails/adapters';
 import { addBankingDays, instantAt, planExecution, RAILS, type RailName } from '../../domain/rails/calendar';
@@ -18,6 +18,7 @@ import {
   type RailPayment,
   type RailPaymentStatus,
 } from '../../domain/rails';
+import { compensateRailPayment } from '../../domain/rails/compensation';
 import { holdOf, screenOutgoingParty, type OutgoingScreening } from '../../domain/regtech/holds';
 import { buildAchEntryRecord, buildPacs008, readPacs002, traceNumber } from '../../domain/rails/messages';
 import type { Environment } from '../../domain/platform/environment';
@@ -301,45 +302,9 @@ export function createRailActivities() {
       });
     },
 
-    /**
-     * Compensation: voids the reservation (before posting) or reverses the posted entry (after,
-     * e.g. an ACH return), and records why with the rail's reason code.
-     */
+    /** Compensation: voids the reservation or reverses the posted entry, with the rail's reason (domain/rails/compensation.ts). */
     async compensateRailPayment(input: RailStepInput & { status: 'rejected' | 'failed' | 'returned'; code: string; reason: string }): Promise<{ compensated: boolean }> {
-      return withTransaction(async (c) => {
-        const p = await lockRailPayment(c, input.paymentId);
-        if (['rejected', 'failed', 'returned'].includes(p.status)) return { compensated: p.compensationExecuted };
-        let compensated = false;
-        let reversalId: string | undefined;
-        if (p.reservationEntryId) {
-          const entry = await getEntry(p.reservationEntryId, c);
-          if (entry?.status === 'pending') {
-            await voidPending(p.reservationEntryId, { idempotencyKey: workflowIdempotencyKey(input.workflowId, 'void'), reason: `${input.code}: ${input.reason}` }, c).catch((err) => {
-              if (!(err instanceof LedgerError && err.code === 'ALREADY_VOIDED')) throw err;
-            });
-            compensated = true;
-          } else if (entry?.status === 'voided') {
-            compensated = true;
-          } else if (entry?.status === 'posted') {
-            const rev = await reverseEntry(p.reservationEntryId, { idempotencyKey: workflowIdempotencyKey(input.workflowId, 'reverse'), reason: `${input.code}: ${input.reason}`, userId: p.userId }, c);
-            reversalId = rev.id;
-            compensated = true;
-          }
-        }
-        const u = await updateRailPayment(c, p.id, {
-          status: input.status,
-          failure_code: input.code,
-          failure_reason: input.reason,
-          compensation_executed: compensated,
-          failed_at: 'now',
-          ...(reversalId ? { reversal_entry_id: reversalId } : {}),
-        });
-        await recordRailEvent(c, u, input.status, { code: input.code, reason: input.reason, compensation: reversalId ? 'reversed' : compensated ? 'voided' : 'none', ...(reversalId ? { reversal_entry_id: reversalId } : {}) });
-        if (compensated) {
-          await recordRailEvent(c, u, 'compensation_executed', { action: reversalId ? 'reversal' : 'void' });
-        }
-        return { compensated };
-      });
+      return compensateRailPayment(input);
     },
   };
 }

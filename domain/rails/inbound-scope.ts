@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { ingestReturnFile, type ReturnOutcome } from '../ach/files';
 import { DomainError } from '../platform/errors';
+import { compensateRailPayment } from './compensation';
 import { getRailPayment } from './index';
 import { ingestStatusReport, type StatusReportOutcome } from './inbound';
 import { signalAchReturn, signalRailSettlement } from './workflow';
@@ -17,25 +18,15 @@ export function inboundScope(pr: Principal): { environment: Principal['environme
   return { environment: pr.environment, userId: null };
 }
 
-/** The rail activity that compensates a payment (activities/rails), passed in by the caller's wiring. */
-export interface RailCompensation {
-  compensateRailPayment(input: {
-    paymentId: string;
-    workflowId: string;
-    status: 'returned';
-    code: string;
-    reason: string;
-  }): Promise<unknown>;
-}
-
 /**
  * An ACH return file from the caller (within inboundScope): running workflows get the return as a
- * signal; a completed payment is compensated (reversed) through `rails.compensateRailPayment`.
+ * signal (their compensation step reverses the posted entry); a completed payment, whose workflow
+ * has ended, is compensated (reversed) here, by the same function that step calls.
  */
-export async function ingestAchReturns(pr: Principal, file: string, rails: RailCompensation): Promise<ReturnOutcome[]> {
+export async function ingestAchReturns(pr: Principal, file: string): Promise<ReturnOutcome[]> {
   return ingestReturnFile(file, inboundScope(pr), signalAchReturn, async (paymentId, code, reason) => {
     const p = (await getRailPayment(paymentId))!;
-    await rails.compensateRailPayment({ paymentId, workflowId: p.workflowId, status: 'returned', code, reason });
+    await compensateRailPayment({ paymentId, workflowId: p.workflowId, status: 'returned', code, reason });
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * Rail payments: persistence, history and the checks made before a payment's workflow starts.
- * Money moves only in the workflow's activities (activities/rails), through the ledger.
+ * Money moves only in the workflow's activities (activities/rails) and in the compensation they share
+ * with ACH returns (compensation.ts), through the ledger.
  */
 import type pg from 'pg';
 import { getAsset } from '../assets';

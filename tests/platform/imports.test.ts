@@ -4,8 +4,9 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers' import graph (static imports and re-exports, type-only included): no cycles, and the
- * domain never reaches up into workflows/, activities/ or api/ (shared shapes live in the domain).
+ * The layers' import graph (static imports and re-exports, type-only included): no cycles, the
+ * domain never reaches up into workflows/, activities/ or api/ (shared shapes live in the domain),
+ * and the transports (api/) never reach into workflows/ or activities/.
  */
 const ROOT = resolve(__dirname, '../..');
 const LAYERS = ['domain', 'api', 'activities', 'workflows', 'iso20022'];
@@ -78,6 +79,13 @@ describe('import graph of domain, api, activities, workflows and iso20022', () =
   it('the domain imports nothing from workflows/, activities/ or api/', () => {
     const upward = [...graph].flatMap(([file, deps]) =>
       file.startsWith('domain/') ? deps.filter((d) => !d.startsWith('domain/') && !d.startsWith('iso20022/')).map((d) => `${file} -> ${d}`) : [],
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('api/ imports nothing from activities/ or workflows/: a transport calls the domain, which starts or signals workflows itself', () => {
+    const upward = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('api/') ? deps.filter((d) => d.startsWith('activities/') || d.startsWith('workflows/')).map((d) => `${file} -> ${d}`) : [],
     );
     expect(upward).toEqual([]);
   });

@@ -4,7 +4,6 @@
  * `content`), ACH return files and pacs.002 status reports. Each resolver is one call of the domain
  * function the REST route calls, after the REST body schema (./rest-body).
  */
-import { createRailActivities } from '../../../activities/rails';
 import { requestAchFile, type AchFile, type RequestEntry } from '../../../domain/ach/files';
 import { listRailPayments, railPaymentHistory, type RailPayment, type RailPaymentEvent, type RailPaymentStatus } from '../../../domain/rails';
 import type { RailName } from '../../../domain/rails/calendar';
@@ -311,7 +310,7 @@ export const railsArea = (): GraphQLArea => ({
       ingestAchReturns: async (_: unknown, args: { file: string }, ctx: GqlContext) => {
         const c = await as(ctx, { permission: 'write', tag: TAG });
         const b = restBody<{ file: string }>(achReturnBody, { file: args.file });
-        return ingestAchReturns(c.principal, b.file, createRailActivities());
+        return ingestAchReturns(c.principal, b.file);
       },
       ingestRailStatusReport: async (_: unknown, args: { message: string }, ctx: GqlContext) => {
         const c = await as(ctx, { permission: 'write', tag: TAG });

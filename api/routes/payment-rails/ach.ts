@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { createRailActivities } from '../../../activities/rails';
 import { requestAchFile, type RequestEntry } from '../../../domain/ach/files';
 import { ingestAchReturns } from '../../../domain/rails/inbound-scope';
 import { errorResponses } from '../../schemas';
@@ -53,6 +52,6 @@ export function achRoutes(app: FastifyInstance) {
         response: { 200: achReturnResponse, ...errorResponses },
       },
     },
-    async (request) => ({ data: await ingestAchReturns(principalOf(request), request.body.file, createRailActivities()) }),
+    async (request) => ({ data: await ingestAchReturns(principalOf(request), request.body.file) }),
   );
 }
