@@ -71,7 +71,6 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (code: string, detail: string, source?: ErrorSource) => new ApiError(400, code, detail, { source });
-export const notFound = (what: string) => new ApiError(404, 'NOT_FOUND', `${what} not found`);
 export const unprocessable = (code: string, detail: string, source?: ErrorSource) =>
   new ApiError(422, code, detail, { source });
 export const conflict = (code: string, detail: string) => new ApiError(409, code, detail);

@@ -334,14 +334,17 @@ export async function listApiKeys(scope: KeyScope): Promise<ApiKeyRecord[]> {
   return getPrisma().apiKey.findMany({ where: inScope(scope), orderBy: { createdAt: 'desc' } });
 }
 
-/** A key of another user or of an environment outside the caller's scope is null (a 404). */
-export async function findApiKey(scope: KeyScope, id: string): Promise<ApiKeyRecord | null> {
-  return getPrisma().apiKey.findFirst({ where: { id, ...inScope(scope) } });
+const apiKeyNotFound = () => new DomainError('NOT_FOUND', 'API key not found');
+
+/** A key of another user or of an environment outside the caller's scope is NOT_FOUND. */
+export async function findApiKey(scope: KeyScope, id: string): Promise<ApiKeyRecord> {
+  const key = await getPrisma().apiKey.findFirst({ where: { id, ...inScope(scope) } });
+  if (!key) throw apiKeyNotFound();
+  return key;
 }
 
-export async function revokeApiKey(scope: KeyScope, id: string): Promise<ApiKeyRecord | null> {
+export async function revokeApiKey(scope: KeyScope, id: string): Promise<ApiKeyRecord> {
   const key = await findApiKey(scope, id);
-  if (!key) return null;
   const updated = key.revokedAt
     ? key
     : await getPrisma().apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
@@ -352,19 +355,20 @@ export async function revokeApiKey(scope: KeyScope, id: string): Promise<ApiKeyR
 /**
  * Rotation issues a new key with the same settings; the old one keeps working for `graceSeconds`
  * (then it counts against the cap until it expires) or is revoked at once (grace 0, always allowed).
+ * A key outside the caller's scope, or revoked, is NOT_FOUND.
  */
 export async function rotateApiKey(
   scope: KeyScope,
   id: string,
   graceSeconds: number,
-): Promise<{ record: ApiKeyRecord; value: string; previous: ApiKeyRecord } | null> {
+): Promise<{ record: ApiKeyRecord; value: string; previous: ApiKeyRecord }> {
   assertNotAgent(scope, 'rotate API keys');
   const result = await withTransaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `SELECT id FROM api_keys WHERE id = $1 AND user_id = $2 AND environment = ANY($3) AND revoked_at IS NULL FOR UPDATE`,
       [id, scope.userId, scope.environments],
     );
-    if (!rows.length) return null;
+    if (!rows.length) throw apiKeyNotFound();
     const old = (await getKeyRow(tx, id))!;
     assertGrantable(scope, old.environment as Environment, old.permissions);
     await boundByCallerKey(scope, { ipAllowlist: old.ipAllowlist, expiresAt: old.expiresAt }, false, tx);
@@ -394,6 +398,6 @@ export async function rotateApiKey(
     return Object.assign({}, created, { previous: (await getKeyRow(tx, id))! });
   });
   // After the commit: the old key is revoked or now expires sooner, on every process.
-  if (result) await credentialsChanged({ cache: 'api_keys', keyId: id });
+  await credentialsChanged({ cache: 'api_keys', keyId: id });
   return result;
 }

@@ -83,17 +83,21 @@ export async function listClients(p: Principal): Promise<OAuthClient[]> {
   return rows;
 }
 
-export async function findOwnClient(p: Principal, id: string): Promise<OAuthClient | null> {
+const clientNotFound = () => new DomainError('NOT_FOUND', 'OAuth client not found');
+
+/** The caller's client (in the caller's environment); another's, a deleted one or none is NOT_FOUND. */
+export async function findOwnClient(p: Principal, id: string): Promise<OAuthClient> {
   requireOwner(p);
   const { rows } = await getPool().query<OAuthClient>(
     `SELECT ${COLUMNS} FROM oauth_clients WHERE id = $1 AND user_id = $2 AND environment = $3 AND deleted_at IS NULL`,
     [id, p.userId, p.environment],
   );
-  return rows[0] ?? null;
+  if (!rows[0]) throw clientNotFound();
+  return rows[0];
 }
 
-/** Deletes the client and revokes every grant (so every token) it holds. */
-export async function deleteClient(p: Principal, id: string): Promise<OAuthClient | null> {
+/** Deletes the client and revokes every grant (so every token) it holds; another's, or none, is NOT_FOUND. */
+export async function deleteClient(p: Principal, id: string): Promise<OAuthClient> {
   requireOwner(p);
   const { rows } = await getPool().query<OAuthClient>(
     `WITH c AS (
@@ -104,7 +108,8 @@ export async function deleteClient(p: Principal, id: string): Promise<OAuthClien
      SELECT ${COLUMNS} FROM c`,
     [id, p.userId, p.environment],
   );
-  return rows[0] ?? null;
+  if (!rows[0]) throw clientNotFound();
+  return rows[0];
 }
 
 /** A live client by id (no ownership check: the authorization endpoint and token endpoint use it). */

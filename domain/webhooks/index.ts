@@ -158,13 +158,17 @@ export async function createWebhook(owner: Owner, input: WebhookInput): Promise<
   });
 }
 
-export async function getWebhook(owner: Owner, id: string, client: Queryable = getPool()): Promise<Webhook | null> {
+const webhookNotFound = () => new DomainError('NOT_FOUND', 'Webhook not found');
+
+/** The owner's webhook (in the owner's environment); another's, or none, is NOT_FOUND. */
+export async function getWebhook(owner: Owner, id: string, client: Queryable = getPool()): Promise<Webhook> {
   const { rows } = await client.query<WebhookRow>('SELECT * FROM webhooks WHERE id = $1 AND user_id = $2 AND environment = $3', [
     id,
     owner.userId,
     owner.environment,
   ]);
-  return rows[0] ? toWebhook(rows[0]) : null;
+  if (!rows[0]) throw webhookNotFound();
+  return toWebhook(rows[0]);
 }
 
 export async function listWebhooks(owner: Owner, page: { perPage: number; offset: number }): Promise<{ items: Webhook[]; total: number }> {
@@ -183,8 +187,8 @@ export async function listWebhooks(owner: Owner, page: { perPage: number; offset
 
 export type WebhookUpdate = Partial<Omit<WebhookInput, 'secret'>>;
 
-/** Replaces the given fields. Setting active true on a disabled endpoint re-enables it (failure count reset). */
-export async function updateWebhook(owner: Owner, id: string, patch: WebhookUpdate): Promise<Webhook | null> {
+/** Replaces the given fields. Setting active true on a disabled endpoint re-enables it (failure count reset). Another's webhook is NOT_FOUND. */
+export async function updateWebhook(owner: Owner, id: string, patch: WebhookUpdate): Promise<Webhook> {
   const events = patch.events !== undefined ? normalizeEvents(patch.events) : undefined;
   const url = patch.url !== undefined ? (await assertSafeWebhookUrl(patch.url)).toString() : undefined;
   return withTransaction(async (c) => {
@@ -193,7 +197,7 @@ export async function updateWebhook(owner: Owner, id: string, patch: WebhookUpda
       owner.userId,
       owner.environment,
     ]);
-    if (!rows[0]) return null;
+    if (!rows[0]) throw webhookNotFound();
     const enabling = patch.active === true && !rows[0].active;
     const { rows: updated } = await c.query<WebhookRow>(
       `UPDATE webhooks SET
@@ -212,23 +216,24 @@ export async function updateWebhook(owner: Owner, id: string, patch: WebhookUpda
   });
 }
 
-/** Deletes the endpoint with its delivery history; running delivery workflows find it gone and stop. */
-export async function deleteWebhook(owner: Owner, id: string): Promise<Webhook | null> {
+/** Deletes the endpoint with its delivery history; running delivery workflows find it gone and stop. Another's is NOT_FOUND. */
+export async function deleteWebhook(owner: Owner, id: string): Promise<Webhook> {
   const { rows } = await getPool().query<WebhookRow>('DELETE FROM webhooks WHERE id = $1 AND user_id = $2 AND environment = $3 RETURNING *', [
     id,
     owner.userId,
     owner.environment,
   ]);
-  return rows[0] ? toWebhook(rows[0]) : null;
+  if (!rows[0]) throw webhookNotFound();
+  return toWebhook(rows[0]);
 }
 
 /**
  * A new secret signs every attempt from now on (including retries of older events). The replaced
  * one keeps signing beside it (two signatures per header) for `graceHours`: at most
  * WEBHOOK_SECRET_ROTATION_GRACE_HOURS (the default), 0 for none. Only one replaced secret is kept:
- * rotating again during a grace ends the older secret's at once.
+ * rotating again during a grace ends the older secret's at once. Another's webhook is NOT_FOUND.
  */
-export async function rotateWebhookSecret(owner: Owner, id: string, opts: { graceHours?: number } = {}): Promise<{ webhook: Webhook; secret: string } | null> {
+export async function rotateWebhookSecret(owner: Owner, id: string, opts: { graceHours?: number } = {}): Promise<{ webhook: Webhook; secret: string }> {
   const maxGrace = webhookConfig().rotationGraceHours;
   const graceHours = opts.graceHours ?? maxGrace;
   if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > maxGrace) {
@@ -242,7 +247,7 @@ export async function rotateWebhookSecret(owner: Owner, id: string, opts: { grac
       owner.environment,
     ]);
     const row = found[0];
-    if (!row) return null;
+    if (!row) throw webhookNotFound();
     // The replaced secret keeps its sealed value (bound to this webhook's id, so still valid here).
     const previous = graceHours === 0 ? null : row.secret_sealed;
     const { rows } = await c.query<WebhookRow>(
@@ -372,7 +377,6 @@ export async function getDelivery(webhookId: string, deliveryId: string, client:
 export async function createReplay(owner: Owner, webhookId: string, deliveryId: string): Promise<DeliveryRow> {
   return withTransaction(async (c: pg.PoolClient) => {
     const webhook = await getWebhook(owner, webhookId, c);
-    if (!webhook) throw new DomainError('NOT_FOUND', 'Webhook not found');
     const original = await getDelivery(webhookId, deliveryId, c);
     if (!original) throw new DomainError('NOT_FOUND', 'Delivery not found');
     if (!webhook.active) throw new DomainError('WEBHOOK_INACTIVE', 'the webhook is not active; enable it (PUT active: true) before replaying');

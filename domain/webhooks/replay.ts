@@ -17,14 +17,13 @@ export async function replayDelivery(
   return d;
 }
 
-/** Deliveries of the owner's webhook, newest first; null when the owner has no such webhook. */
+/** Deliveries of the owner's webhook, newest first; NOT_FOUND when the owner has no such webhook. */
 export async function listOwnWebhookDeliveries(
   owner: Owner,
   webhookId: string,
   page: { perPage: number; offset: number },
   filter: { status?: DeliveryStatus; eventType?: string },
-): Promise<Awaited<ReturnType<typeof listDeliveries>> | null> {
+): Promise<Awaited<ReturnType<typeof listDeliveries>>> {
   const w = await getWebhook(owner, webhookId);
-  if (!w) return null;
   return listDeliveries(w.id, page, filter);
 }

@@ -6,7 +6,6 @@
 import { apiKeyStatus, findApiKey, keyScopeOf, listApiKeys, revokeApiKey, type ApiKeyRecord } from '../../../domain/auth/api-keys';
 import { issueApiKeyFromBody } from '../../operations/api-keys/operations';
 import { cancelMaintenance, listMaintenance, maintenanceStatus, scheduleMaintenance, type MaintenanceWindow } from '../../../domain/platform/maintenance-windows';
-import { notFound } from '../../errors';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import { createBody, type CreateBody } from '../../operations/api-keys/schemas';
@@ -125,17 +124,12 @@ type CreateKeyArgs = {
 /** A key with its value (create). */
 const withValue = (record: ApiKeyRecord, value: string) => ({ ...record, key: value });
 
-const found = <T>(x: T | null, what: string): T => {
-  if (!x) throw notFound(what);
-  return x;
-};
-
 export const operationsArea = (): GraphQLArea => ({
   typeDefs,
   resolvers: {
     Query: {
       apiKeys: async (_: unknown, args: PageArgs, ctx: GqlContext) => paginateList(await listApiKeys(keyScopeOf((await as(ctx, { tag: TAG.keys })).principal)), args),
-      apiKey: async (_: unknown, args: { id: string }, ctx: GqlContext) => found(await findApiKey(keyScopeOf((await as(ctx, { tag: TAG.keys })).principal), args.id), 'API key'),
+      apiKey: async (_: unknown, args: { id: string }, ctx: GqlContext) => findApiKey(keyScopeOf((await as(ctx, { tag: TAG.keys })).principal), args.id),
       maintenanceWindows: async (_: unknown, args: PageArgs, ctx: GqlContext) =>
         paginateList(await listMaintenance((await as(ctx, { tag: TAG.operations, admin: true })).environment), args),
     },
@@ -155,7 +149,7 @@ export const operationsArea = (): GraphQLArea => ({
         return withValue(record, value);
       },
       revokeApiKey: async (_: unknown, args: { id: string }, ctx: GqlContext) =>
-        found(await revokeApiKey(keyScopeOf((await as(ctx, { permission: 'delete', tag: TAG.keys })).principal), args.id), 'API key'),
+        revokeApiKey(keyScopeOf((await as(ctx, { permission: 'delete', tag: TAG.keys })).principal), args.id),
       scheduleMaintenance: async (_: unknown, { input }: { input: { startsAt: Date; endsAt: Date; message: string } }, ctx: GqlContext) => {
         const c = await as(ctx, { permission: 'write', tag: TAG.operations, admin: true });
         return scheduleMaintenance({ environment: c.environment, startsAt: input.startsAt, endsAt: input.endsAt, message: input.message, createdBy: c.userId });

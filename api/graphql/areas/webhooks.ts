@@ -8,7 +8,6 @@ import type { Principal } from '../../../domain/auth/principal';
 import { EVENT_CATALOG } from '../../../domain/events/catalog';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, presentDelivery, rotateWebhookSecret, updateWebhook, webhookStatus, type DeliveryStatus, type Webhook } from '../../../domain/webhooks';
 import { listOwnWebhookDeliveries, replayDelivery } from '../../../domain/webhooks/replay';
-import { notFound } from '../../errors';
 import { as, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import { createBody, rotateBody, updateBody } from '../../operations/webhooks/schemas';
@@ -139,11 +138,6 @@ const TAG = 'Webhooks';
 
 const owner = (p: Principal) => ({ userId: p.userId, environment: p.environment });
 
-const found = <T>(x: T | null): T => {
-  if (!x) throw notFound('Webhook');
-  return x;
-};
-
 type Delivery = ReturnType<typeof presentDelivery>;
 type Attempt = Delivery['attempts'][number];
 type WebhookFields = { url?: string; events?: string[]; description?: string | null; secret?: string; active?: boolean };
@@ -162,13 +156,14 @@ export const webhooksArea = (): GraphQLArea => ({
         const { items, total } = await listWebhooks(owner(c.principal), p);
         return paginated(items, total, p);
       },
-      webhook: async (_: unknown, args: { id: string }, ctx: GqlContext) => found(await getWebhook(owner((await as(ctx, { tag: TAG })).principal), args.id)),
+      webhook: async (_: unknown, args: { id: string }, ctx: GqlContext) => getWebhook(owner((await as(ctx, { tag: TAG })).principal), args.id),
       webhookDeliveries: async (_: unknown, args: PageArgs & { webhookId: string; status?: string | null; eventType?: string | null }, ctx: GqlContext) => {
         const c = await as(ctx, { tag: TAG });
         const p = pageOf(args);
-        const page = found(
-          await listOwnWebhookDeliveries(owner(c.principal), args.webhookId, p, { status: (args.status ?? undefined) as DeliveryStatus | undefined, eventType: args.eventType ?? undefined }),
-        );
+        const page = await listOwnWebhookDeliveries(owner(c.principal), args.webhookId, p, {
+          status: (args.status ?? undefined) as DeliveryStatus | undefined,
+          eventType: args.eventType ?? undefined,
+        });
         return paginated(page.items, page.total, p);
       },
     },
@@ -179,13 +174,13 @@ export const webhooksArea = (): GraphQLArea => ({
         return { ...webhook, secret };
       },
       updateWebhook: async (_: unknown, { id, input }: { id: string; input: WebhookFields }, ctx: GqlContext) =>
-        found(await updateWebhook(owner((await as(ctx, { permission: 'write', tag: TAG })).principal), id, restBody(updateBody, input))),
-      deleteWebhook: async (_: unknown, args: { id: string }, ctx: GqlContext) => found(await deleteWebhook(owner((await as(ctx, { permission: 'delete', tag: TAG })).principal), args.id)),
+        updateWebhook(owner((await as(ctx, { permission: 'write', tag: TAG })).principal), id, restBody(updateBody, input)),
+      deleteWebhook: async (_: unknown, args: { id: string }, ctx: GqlContext) => deleteWebhook(owner((await as(ctx, { permission: 'delete', tag: TAG })).principal), args.id),
       rotateWebhookSecret: async (_: unknown, args: { id: string; graceHours?: number | null }, ctx: GqlContext) => {
         const c = await as(ctx, { permission: 'write', tag: TAG });
         // The REST body's check (grace_hours bounds), null or absent meaning the default.
         const body = restBody<{ grace_hours?: number }>(rotateBody, args.graceHours === null || args.graceHours === undefined ? {} : { grace_hours: args.graceHours });
-        const r = found(await rotateWebhookSecret(owner(c.principal), args.id, { graceHours: body.grace_hours }));
+        const r = await rotateWebhookSecret(owner(c.principal), args.id, { graceHours: body.grace_hours });
         return { ...r.webhook, secret: r.secret };
       },
       replayWebhookDelivery: async (_: unknown, args: { webhookId: string; deliveryId: string }, ctx: GqlContext) => {

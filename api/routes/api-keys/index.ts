@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { findApiKey, keyScopeOf, listApiKeys, revokeApiKey, rotateApiKey } from '../../../domain/auth/api-keys';
-import { notFound } from '../../errors';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
@@ -51,7 +50,6 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
     { schema: { tags: TAGS, summary: 'One API key', params: idParams, response: { 200: envelope(keySchema), ...errorResponses } } },
     async (request) => {
       const key = await findApiKey(keyScopeOf(principalOf(request)), request.params.id);
-      if (!key) throw notFound('API key');
       return { data: presentApiKey(key) };
     },
   );
@@ -61,7 +59,6 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
     { schema: { tags: TAGS, summary: 'Revoke an API key (takes effect at once)', params: idParams, response: { 200: envelope(keySchema), ...errorResponses } } },
     async (request) => {
       const key = await revokeApiKey(keyScopeOf(principalOf(request)), request.params.id);
-      if (!key) throw notFound('API key');
       return { data: presentApiKey(key) };
     },
   );
@@ -79,7 +76,6 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const rotated = await rotateApiKey(keyScopeOf(principalOf(request)), request.params.id, request.body?.grace_period_seconds ?? 0);
-      if (!rotated) throw notFound('API key');
       return reply.code(201).send({ data: { key: presentApiKey(rotated.record, rotated.value), previous: presentApiKey(rotated.previous) } });
     },
   );

@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import { deleteClient, findOwnClient, listClients, registerClient, type ClientType, type OAuthClient } from '../../../domain/oauth';
 import type { Permission } from '../../../domain/auth/principal';
-import { notFound } from '../../errors';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
 
@@ -84,7 +83,6 @@ export default async function oauthClientRoutes(app: FastifyInstance) {
     { schema: { tags: TAGS, summary: 'One OAuth client of the caller', params: idParams, response: { 200: envelope(clientSchema), ...errorResponses } } },
     async (request) => {
       const c = await findOwnClient(principalOf(request), request.params.id);
-      if (!c) throw notFound('OAuth client');
       return { data: present(c) };
     },
   );
@@ -94,7 +92,6 @@ export default async function oauthClientRoutes(app: FastifyInstance) {
     { schema: { tags: TAGS, summary: 'Delete an OAuth client and revoke every token it holds', params: idParams, response: { 200: envelope(clientSchema), ...errorResponses } } },
     async (request) => {
       const c = await deleteClient(principalOf(request), request.params.id);
-      if (!c) throw notFound('OAuth client');
       return { data: present(c) };
     },
   );

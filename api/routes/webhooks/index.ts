@@ -3,7 +3,6 @@ import type { Principal } from '../../../domain/auth/principal';
 import { EVENT_CATALOG } from '../../../domain/events/catalog';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, type DeliveryStatus, type WebhookUpdate } from '../../../domain/webhooks';
 import { listOwnWebhookDeliveries, replayDelivery } from '../../../domain/webhooks/replay';
-import { notFound } from '../../errors';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
@@ -69,7 +68,6 @@ export default async function webhookRoutes(app: FastifyInstance) {
     { schema: { tags: TAGS, summary: 'One webhook endpoint', params: idParams, response: { 200: envelope(webhookSchema), ...errorResponses } } },
     async (request) => {
       const w = await getWebhook(owner(principalOf(request)), request.params.id);
-      if (!w) throw notFound('Webhook');
       return { data: presentWebhook(w) };
     },
   );
@@ -88,7 +86,6 @@ export default async function webhookRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const w = await updateWebhook(owner(principalOf(request)), request.params.id, request.body);
-      if (!w) throw notFound('Webhook');
       return { data: presentWebhook(w) };
     },
   );
@@ -106,7 +103,6 @@ export default async function webhookRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const w = await deleteWebhook(owner(principalOf(request)), request.params.id);
-      if (!w) throw notFound('Webhook');
       return { data: presentWebhook(w) };
     },
   );
@@ -129,7 +125,6 @@ export default async function webhookRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const r = await rotateWebhookSecret(owner(principalOf(request)), request.params.id, { graceHours: request.body?.grace_hours });
-      if (!r) throw notFound('Webhook');
       return reply.code(201).send({ data: presentWebhook(r.webhook, r.secret) });
     },
   );
@@ -149,7 +144,6 @@ export default async function webhookRoutes(app: FastifyInstance) {
     async (request) => {
       const pp = pageParams(request.query);
       const page = await listOwnWebhookDeliveries(owner(principalOf(request)), request.params.id, pp, { status: request.query.status, eventType: request.query.event_type });
-      if (!page) throw notFound('Webhook');
       return paginate(request, page.items, page.total, pp);
     },
   );
