@@ -20,7 +20,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   CERTIFICATE_INVALID: 401,
   CERTIFICATE_EXPIRED: 401,
   CERTIFICATE_BLOCKED: 401,
-  // 402: pay (again): no payment, or one that cannot be accepted; nothing was settled (docs/payments-402.md).
+  // 402: pay (again): no payment, or one that cannot be accepted; nothing was settled (docs/x402.md).
   PAYMENT_REQUIRED: 402,
   PAYMENT_MALFORMED: 402,
   PAYMENT_TERMS_MISMATCH: 402,
@@ -140,7 +140,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   X402_NOT_CONFIGURED: 503,
   PAYMENT_FACILITATOR_UNAVAILABLE: 503,
   // The facilitator's /settle gave no answer: the payment may have settled on chain, so not a 402
-  // (which invites paying again) but a 503 naming the payment, reconciled within minutes (docs/payments-402.md).
+  // (which invites paying again) but a 503 naming the payment, reconciled within minutes (docs/x402.md).
   PAYMENT_SETTLEMENT_PENDING: 503,
   // Berlin Group NextGenPSD2 codes: no production trust store to verify a TPP certificate against.
   TRUST_STORE_NOT_CONFIGURED: 503,
@@ -152,7 +152,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   RESOURCE_UNKNOWN: 404,
   STATUS_INVALID: 409,
   ACCESS_EXCEEDED: 429,
-  // Berlin Group NextGenPSD2 codes of payment initiation (domain/openbanking/payments.ts).
+  // Berlin Group NextGenPSD2 codes of payment initiation (domain/open-banking/payments.ts).
   PAYMENT_FAILED: 400,
   PSU_CREDENTIALS_INVALID: 401,
   PRODUCT_UNKNOWN: 404,

@@ -38,7 +38,7 @@ export const errorEnvelopeSchema: Schema = {
 const ERROR_STATUSES: Record<number, string> = {
   400: 'Malformed request (the body is not valid JSON)',
   401: 'Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer)',
-  402: 'Payment required or refused (monetized GET routes, SMS send): the requirements are in the X-Payment-* and PAYMENT-REQUIRED headers (docs/payments-402.md)',
+  402: 'Payment required or refused (monetized GET routes, SMS send): the requirements are in the X-Payment-* and PAYMENT-REQUIRED headers (docs/x402.md)',
   403: 'Missing permission, operator-only route, or IP address not in the key\'s allow-list',
   404: 'Unknown resource, including another user\'s',
   405: 'Method not allowed on this path (Allow lists the methods that are)',

@@ -4,8 +4,8 @@
 // certificate first (what the mutual-TLS proxy's client CA list needs). The key is printed once and
 // kept nowhere: redirect the output to a file. Register the certificate with POST /api/v1/open-banking/tpps.
 import { closePool } from '../domain/db/pool';
-import { PSD2_ROLES, type Psd2Role } from '../domain/openbanking/certificates';
-import { issueSandboxCertificate, sandboxCa } from '../domain/openbanking/sandbox-ca';
+import { PSD2_ROLES, type Psd2Role } from '../domain/open-banking/certificates';
+import { issueSandboxCertificate, sandboxCa } from '../domain/open-banking/sandbox-ca';
 import { DomainError } from '../domain/platform/errors';
 
 const USAGE = `usage: npm run sandbox:tpp-cert -- "<TPP name>" <role> [<role> ...] [--authorisation-number <PSD..-..-..>] [--ca]

@@ -186,8 +186,8 @@ async function main() {
   await (await import('../domain/microfinance/provisioning/schedule')).ensureMfProvisioningSchedule();
   await (await import('../domain/auth/key-expiry')).ensureApiKeyExpirySchedule();
   await (await import('../domain/platform/retention')).ensureDataRetentionSchedule();
-  await (await import('../domain/defi/lending-schedule')).ensureLendingWatchSchedule();
-  await (await import('../domain/defi/staking-schedule')).ensureStakingHarvestSchedule();
+  await (await import('../domain/defi/lending/schedule')).ensureLendingWatchSchedule();
+  await (await import('../domain/defi/staking/schedule')).ensureStakingHarvestSchedule();
   await (await import('../domain/x402/reconcile')).ensureX402ReconcileSchedule();
   // The last 30 days' hours from the feed's own history, then the current hour (both idempotent), so
   // the 24h/7d/30d changes are figures from recorded valuations on a fresh start (about a second).

@@ -1,6 +1,6 @@
 import { executeChild, log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { DefiActivities } from '../activities/defi';
-import type { ChildStart } from '../domain/defi/crosschain-swaps';
+import type { ChildStart } from '../domain/defi/swaps/crosschain';
 import type { SandboxOutcome } from '../domain/defi/swaps';
 import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';

@@ -1,6 +1,6 @@
 import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { LendingActivities } from '../activities/defi/lending';
-import type { WatchResult } from '../domain/defi/lending-liquidation';
+import type { WatchResult } from '../domain/defi/lending/liquidation';
 import { SA } from '../domain/temporal/search-attributes';
 import { dueAt } from './scheduled';
 
@@ -11,7 +11,7 @@ const { lendingWatch } = proxyActivities<LendingActivities>({
 
 
 /**
- * Run every minute by the 'defi-lending-watch' schedule (domain/defi/lending-schedule.ts): every
+ * Run every minute by the 'defi-lending-watch' schedule (domain/defi/lending/schedule.ts): every
  * open lending position with debt is accrued, warned and liquidated at the instant the run was due
  * (or started, for a manual run), so the time-skipping test server can move that clock. The
  * activity keys each liquidation by this run's workflow id, so a retry liquidates nothing twice.

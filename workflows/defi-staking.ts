@@ -1,6 +1,6 @@
 import { continueAsNew, log, proxyActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { HarvestSummary, StakingActivities } from '../activities/defi/staking';
-import type { UnbondResult } from '../domain/defi/staking-unbond';
+import type { UnbondResult } from '../domain/defi/staking/unbond';
 import { SA } from '../domain/temporal/search-attributes';
 
 // Money comes back at the end of the unbonding: its steps retry until done (refusals are
@@ -46,7 +46,7 @@ export interface StakingHarvestInput {
 }
 
 /**
- * The daily harvest (schedule 'defi-staking-harvest-daily', domain/defi/staking-schedule.ts):
+ * The daily harvest (schedule 'defi-staking-harvest-daily', domain/defi/staking/schedule.ts):
  * every staked position with a completed unpaid epoch at the run's time is harvested by its own
  * activity (auto_compound positions compound, the others are paid out; keyed by workflow id and
  * position). One position's refusal (e.g. a production chain not configured) is logged and

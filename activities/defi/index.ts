@@ -3,8 +3,8 @@ import { chainAdapterFor, type ChainTxStatus } from '../../domain/chains/adapter
 import { getChain } from '../../domain/chains/registry';
 import { withTransaction } from '../../domain/db/pool';
 import { dexSettlementAccount, ensureChainLedgerAccount } from '../../domain/defi/accounts';
-import { getSwapQuote } from '../../domain/defi/quotes';
-import { settleSwap } from '../../domain/defi/settle';
+import { getSwapQuote } from '../../domain/defi/swaps/quotes';
+import { settleSwap } from '../../domain/defi/swaps/settle';
 import { lockSwap, swapTxRequest, updateSwap } from '../../domain/defi/swaps';
 import { executeFlashLoan, type FlashLoanRequest, type FlashLoanResult } from '../../domain/defi/flash-loans';
 import {
@@ -15,7 +15,7 @@ import {
   startReturnBridge,
   type ChildStart,
   type CrosschainOutcome,
-} from '../../domain/defi/crosschain-swaps';
+} from '../../domain/defi/swaps/crosschain';
 import type { SandboxOutcome } from '../../domain/defi/swaps';
 import { getEntry, LedgerError, postEntry, voidPending, workflowIdempotencyKey } from '../../domain/ledger';
 import { businessFailure } from '../failures';

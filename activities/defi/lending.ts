@@ -1,7 +1,7 @@
-/** The lending watch's activity (workflows/defi-lending.ts; domain/defi/lending-liquidation.ts). */
+/** The lending watch's activity (workflows/defi-lending.ts; domain/defi/lending/liquidation.ts). */
 import type pg from 'pg';
 import { getPool } from '../../domain/db/pool';
-import { watchLendingPositions, type WatchResult } from '../../domain/defi/lending-liquidation';
+import { watchLendingPositions, type WatchResult } from '../../domain/defi/lending/liquidation';
 
 export function createLendingActivities(deps: { pool?: pg.Pool } = {}) {
   return {

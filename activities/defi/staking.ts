@@ -7,8 +7,8 @@
  */
 import { chainAdapterOrUnavailable } from '../../domain/defi/gas';
 import { readStakingPosition } from '../../domain/defi/staking';
-import { dueStakingPositions, harvestStakingPosition } from '../../domain/defi/staking-harvest';
-import { completeUnbond, startUnbond, type UnbondResult } from '../../domain/defi/staking-unbond';
+import { dueStakingPositions, harvestStakingPosition } from '../../domain/defi/staking/harvest';
+import { completeUnbond, startUnbond, type UnbondResult } from '../../domain/defi/staking/unbond';
 import { workflowIdempotencyKey } from '../../domain/ledger';
 import { businessFailure } from '../failures';
 

@@ -1,5 +1,5 @@
 /**
- * The step of the loan workflow (workflows/mf-loan.ts): one review of the loan on the workflow's
+ * The step of the loan workflow (workflows/microfinance-loan.ts): one review of the loan on the workflow's
  * clock (domain/microfinance/liability.ts reviewLoan). Idempotent: it locks the loan and acts on
  * what the database says; its ledger postings are keyed by the workflow id and step.
  */

@@ -1,5 +1,5 @@
 /**
- * Activities of the daily provisioning run (workflows/mf-provisioning.ts). Each scope's run is
+ * Activities of the daily provisioning run (workflows/microfinance-provisioning.ts). Each scope's run is
  * idempotent per (environment, currency, run date) (domain/microfinance/provisioning/run.ts): a
  * retried or repeated activity returns the first run's summary and posts nothing more.
  */

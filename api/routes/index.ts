@@ -12,7 +12,7 @@ import transferRoutes from './transfers';
 import webhookRoutes from './webhooks';
 import liveDashboardRoutes from './live-dashboard';
 import metricsRoutes from './metrics';
-import paymentRailRoutes from './payment-rails';
+import paymentRailRoutes from './rails';
 import interledgerRoutes from './interledger';
 import crosschainRoutes from './crosschain';
 import defiRoutes from './defi';

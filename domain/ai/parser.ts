@@ -7,7 +7,7 @@
  * tokens and applies itself to the filter. Nothing is evaluated, nothing from the text reaches
  * the filter except allow-listed values, parsed numbers and dates, and the counterparty strings
  * of "to X" / "from X" / "with X" (bound as parameters by the data layer). The grammar, the
- * confidence formula and the decisions are in docs/ai-queries.md ("The query grammar").
+ * confidence formula and the decisions are in docs/ai.md ("The query grammar").
  *
  * Never throws: any input (not a string, 10,000 characters, random Unicode) gives a result.
  * Only the first MAX_QUERY_CHARS characters are read; the words after them count as not

@@ -1,5 +1,5 @@
 /**
- * Natural-language queries over the caller's transactions (docs/ai-queries.md): understand the
+ * Natural-language queries over the caller's transactions (docs/ai.md): understand the
  * question (the model when one is configured and its answer validates, else the deterministic
  * parser), run the typed filter (domain/ai/data.ts), answer, and keep the query with its answer in
  * the caller's private history. A question that is not understood is still answered (an empty

@@ -1,13 +1,13 @@
 /**
  * Data schemas of the DeFi position events (domain/events/catalog.ts uses them). position.opened
  * and position.closed carry one shape per position type, told apart by `position_type`: liquidity
- * (./liquidity.ts), lending (./lending.ts, ./lending-liquidation.ts) and staking (./staking.ts).
+ * (./liquidity/index.ts), lending (./lending/index.ts, ./lending/liquidation.ts) and staking (./staking/index.ts).
  */
 type Schema = Record<string, unknown>;
 
-import { STAKING_POSITION_CLOSED, STAKING_POSITION_OPENED } from './staking-events';
+import { STAKING_POSITION_CLOSED, STAKING_POSITION_OPENED } from './staking/events';
 
-export { YIELD_HARVESTED } from './staking-events';
+export { YIELD_HARVESTED } from './staking/events';
 
 const str: Schema = { type: 'string' };
 const ts: Schema = { type: 'string', format: 'date-time' };

@@ -22,8 +22,8 @@ import { latestRate } from '../rates';
 import { dexSettlementAccount, ensureChainLedgerAccount, lenderAccount, resolveAccount } from './accounts';
 import { chainAdapterOrUnavailable, gasCostNative, nativeUsdPrice } from './gas';
 import { DEX_NAMES, listPools, lockLendingPool, lockPools, recordLoanRepaid, saveReserves, type DexPool } from './pools';
-import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './pricing';
-import { poolAsset } from './quotes';
+import { applySwap, floorToPrecision, fromBaseUnits, getAmountOut, PricingError, toBaseUnits } from './swaps/pricing';
+import { poolAsset } from './swaps/quotes';
 
 export const FLASH_LOAN_OPERATION_TYPES = ['swap'] as const;
 

@@ -12,11 +12,11 @@ import type { Environment } from '../platform/environment';
 import { DomainError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { resolveAccount } from './accounts';
-import { createCrosschainSwap, crosschainSwapLegs, getCrosschainSwap, type CrosschainSwap, type CrosschainSwapInput, type CrosschainSwapLegs } from './crosschain-swaps';
+import { createCrosschainSwap, crosschainSwapLegs, getCrosschainSwap, type CrosschainSwap, type CrosschainSwapInput, type CrosschainSwapLegs } from './swaps/crosschain';
 import { getFlashLoan, validateFlashLoan, type FlashLoan, type FlashLoanOperationInput, type FlashLoanResult } from './flash-loans';
 import { DEX_INFO, DEX_NAMES, listLendingPools, listPools, type DexName, type DexPool, type LendingPool } from './pools';
-import { createSwapQuote, DEFAULT_SLIPPAGE_BPS, getSwapQuote, type QuoteInput, type SwapQuote } from './quotes';
-import { createSwap, findSwapByRequestKey, getSwap, waitForSubmission, type SandboxOutcome, type Swap } from './swaps';
+import { createSwapQuote, DEFAULT_SLIPPAGE_BPS, getSwapQuote, type QuoteInput, type SwapQuote } from './swaps/quotes';
+import { createSwap, findSwapByRequestKey, getSwap, waitForSubmission, type SandboxOutcome, type Swap } from './swaps/index';
 import { runFlashLoanWorkflow, startCrosschainSwapWorkflow, startSwapWorkflow } from './workflow';
 
 export interface Caller {

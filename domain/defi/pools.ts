@@ -7,7 +7,7 @@
  */
 import type { Queryable } from '../db/pool';
 import type { Environment } from '../platform/environment';
-import type { PoolKind, PoolState } from './pricing';
+import type { PoolKind, PoolState } from './swaps/pricing';
 
 /** DEX sources per chain family; the API accepts these names in dex_sources. */
 export const DEX_NAMES = ['uniswap_v3', 'sushiswap', 'curve', 'balancer', 'raydium', 'orca', 'saber'] as const;

@@ -2,8 +2,8 @@
  * The DeFi portfolio of a caller (GET /api/v2/defi/portfolio): holdings per chain and asset from
  * the ledger's chain books (every account of the caller in the environment, ./holdings.ts),
  * valued at the latest USD rates; swap history; flash-loan history; open liquidity positions
- * valued at the same rates (./liquidity-value.ts); open lending positions (net: collateral less
- * debt, ./lending-positions.ts); staking positions with their pending rewards (./staking.ts); and
+ * valued at the same rates (./liquidity/value.ts); open lending positions (net: collateral less
+ * debt, ./lending/positions.ts); staking positions with their pending rewards (./staking/index.ts); and
  * the yield positions, a view of those three by what earns: each lending supply at its supply
  * rate, each stake at its reward rate, each liquidity position on its pool's swap fees.
  */
@@ -11,11 +11,11 @@ import { getPool as getDb, type Queryable } from '../db/pool';
 import { DecimalMoney as D } from '../money/amount';
 import type { Environment } from '../platform/environment';
 import { listFlashLoans, type FlashLoan } from './flash-loans';
-import { listLendingPositions, type LendingPositionView } from './lending-positions';
-import { listStakingPositions, type ValuedStakingPosition } from './staking';
+import { listLendingPositions, type LendingPositionView } from './lending/positions';
+import { listStakingPositions, type ValuedStakingPosition } from './staking/index';
 import { chainHoldings, portfolioAccountIds } from './holdings';
-import { valuedLiquidityPositions, type ValuedPosition } from './liquidity-value';
-import { listSwaps, type Swap } from './swaps';
+import { valuedLiquidityPositions, type ValuedPosition } from './liquidity/value';
+import { listSwaps, type Swap } from './swaps/index';
 
 export const POSITIONS_NOTE =
   'Holdings are token balances per chain. Liquidity positions are valued at their share of the pool reserves, lending positions at collateral less debt, staking positions at principal plus pending rewards; the totals include every position once. Yield positions list what earns (lending supplies, stakes, liquidity fees) from those same positions and are not added again.';

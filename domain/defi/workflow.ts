@@ -5,8 +5,8 @@ import { businessFailureOf } from '../temporal/failures';
 import { SA } from '../temporal/search-attributes';
 import { startMoneyWorkflow } from '../temporal/start';
 import { flashLoanWorkflowId, type FlashLoanRequest, type FlashLoanResult } from './flash-loans';
-import { lockSwap, updateSwap, type SandboxOutcome, type Swap } from './swaps';
-import { finishCrosschainSwap, type CrosschainSwap } from './crosschain-swaps';
+import { lockSwap, updateSwap, type SandboxOutcome, type Swap } from './swaps/index';
+import { finishCrosschainSwap, type CrosschainSwap } from './swaps/crosschain';
 
 /**
  * Starts the swap's workflow (id swap-<id>); if Temporal refuses, the swap fails with nothing moved,

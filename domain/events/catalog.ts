@@ -9,7 +9,7 @@ import { BASKET_EVENT_CATALOG } from '../baskets/events';
 import { POSITION_CLOSED, POSITION_LIQUIDATION_WARNING, POSITION_OPENED, YIELD_HARVESTED } from '../defi/events';
 import { GOVERNANCE_EVENT_CATALOG } from '../governance/events';
 import { INTERLEDGER_EVENT_CATALOG } from '../interledger/events';
-import { OPEN_BANKING_EVENT_CATALOG } from '../openbanking/events';
+import { OPEN_BANKING_EVENT_CATALOG } from '../open-banking/events';
 import { RAIL_EVENT_CATALOG } from '../rails/events';
 import { COMPLIANCE_REPORT_GENERATED } from '../regtech/mifid/events';
 import { COMPLIANCE_VIOLATION_DETECTED, TRAVEL_RULE_CHECK_COMPLETED } from '../regtech/travel-rule/events';

@@ -144,7 +144,7 @@ export class HttpConnector implements ConnectorAdapter {
   ) {}
 
   private configured(): { url: string; token: string } {
-    if (!this.url || !this.token) throw new IlpNotConfigured('Production Interledger is not configured: set ILP_CONNECTOR_URL and ILP_CONNECTOR_TOKEN (see docs/payment-rails.md)');
+    if (!this.url || !this.token) throw new IlpNotConfigured('Production Interledger is not configured: set ILP_CONNECTOR_URL and ILP_CONNECTOR_TOKEN (see docs/rails.md)');
     return { url: this.url, token: this.token };
   }
 

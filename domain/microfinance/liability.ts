@@ -1,5 +1,5 @@
 /**
- * The loan's review on the workflow's clock (workflows/mf-loan.ts calls it on each wake-up), and
+ * The loan's review on the workflow's clock (workflows/microfinance-loan.ts calls it on each wake-up), and
  * joint liability.
  *
  * An instalment is in arrears from the day after its due date; once it is more than the loan's

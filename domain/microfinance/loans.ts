@@ -1,5 +1,5 @@
 /**
- * Group loans: apply → approve (operator; starts the loan's workflow, workflows/mf-loan.ts) →
+ * Group loans: apply → approve (operator; starts the loan's workflow, workflows/microfinance-loan.ts) →
  * disburse (operator; ledger entry + schedule) → repayments → closed, or written_off (operator).
  * Each state change is one transaction with its ledger entry. The database holds the truth; the
  * workflow is signalled to wake and re-read it.

@@ -220,7 +220,7 @@ export function loadConfig() {
     twilioAuthToken: process.env.TWILIO_AUTH_TOKEN ?? '',
     twilioBaseUrl: (process.env.TWILIO_BASE_URL || 'https://api.twilio.com').trim().replace(/\/+$/, ''),
     smsStatusCallbackUrl: (process.env.SMS_STATUS_CALLBACK_URL ?? '').trim(),
-    // HTTP-native payments (domain/x402, docs/payments-402.md): the address USDC payments go to (one
+    // HTTP-native payments (domain/x402, docs/x402.md): the address USDC payments go to (one
     // EVM address for every network; unset: a fixed sandbox address, and production refuses payments),
     // the x402 facilitator production payments verify and settle with (URL and optional bearer
     // credential; sandbox settles on the ledger and needs none), how long a payment challenge and a
@@ -228,7 +228,7 @@ export function loadConfig() {
     // unset: set the same value on every API instance), and the spending limits in USDC that apply when
     // an owner has set none: per payer wallet and per agent key, per request and per UTC day.
     x402PayTo: (process.env.X402_PAY_TO_ADDRESS || '').trim(),
-    // Natural-language transaction queries (domain/ai, docs/ai-queries.md): an optional
+    // Natural-language transaction queries (domain/ai, docs/ai.md): an optional
     // OpenAI-compatible model (base URL such as https://api.openai.com/v1, model name, key; off when
     // unset: the deterministic parser answers), how long to wait for it, and the time zone relative
     // dates are read in when a request names none.
@@ -237,7 +237,7 @@ export function loadConfig() {
     aiModelApiKey: process.env.AI_MODEL_API_KEY ?? '',
     aiModelTimeoutMs: int('AI_MODEL_TIMEOUT_MS', 3000),
     aiDefaultTimeZone: (process.env.AI_DEFAULT_TIME_ZONE || 'UTC').trim(),
-    // Open banking (domain/openbanking/tpps.ts): path of a PEM bundle of the CA certificates production
+    // Open banking (domain/open-banking/tpps.ts): path of a PEM bundle of the CA certificates production
     // TPP certificates must be issued by (qualified trust service providers' CAs). Unset: only
     // sandbox TPPs register (production registration is 503 TRUST_STORE_NOT_CONFIGURED).
     openBankingTrustStore: (process.env.OPEN_BANKING_TRUST_STORE ?? '').trim(),

@@ -1,6 +1,6 @@
 /**
  * A Temporal schedule firing at a fixed interval (e.g. every minute) that starts one workflow type
- * on the platform's task queue: the lending watch (domain/defi/lending-schedule.ts). As the hourly
+ * on the platform's task queue: the lending watch (domain/defi/lending/schedule.ts). As the hourly
  * and daily ones (./hourly-schedule.ts), ensureIntervalSchedule() creates it at start-up, brings a
  * changed one back to the wanted spec, action and policies and leaves an equal one alone.
  *

@@ -1,5 +1,5 @@
 /**
- * Reconciliation of production payments stuck 'settling' (docs/payments-402.md, "Stuck
+ * Reconciliation of production payments stuck 'settling' (docs/x402.md, "Stuck
  * settlements"). A payment is claimed 'settling' (its nonce and the payer's and agent's budget
  * held) before the facilitator's /settle is called; when that call gives no answer, or the process
  * stops before the answer is written, the row would stay so forever. Every 5 minutes the

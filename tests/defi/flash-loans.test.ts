@@ -3,7 +3,7 @@ import { getPool } from '../../domain/db/pool';
 import { getEntry } from '../../domain/ledger';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { getPool as getDexPool } from '../../domain/defi/pools';
-import { floorToPrecision, fromBaseUnits, getAmountOut, toBaseUnits } from '../../domain/defi/pricing';
+import { floorToPrecision, fromBaseUnits, getAmountOut, toBaseUnits } from '../../domain/defi/swaps/pricing';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { allReserves, book, expectBalancedLedger, fundBook, openAccount, waitSwap } from './helpers';

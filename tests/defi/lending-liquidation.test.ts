@@ -8,10 +8,10 @@
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
-import { positionHealth } from '../../domain/defi/lending-health';
-import { liquidationTerms } from '../../domain/defi/lending-liquidation';
-import { accrueMarket, marketsById } from '../../domain/defi/lending-markets';
-import { positionBalances } from '../../domain/defi/lending-positions';
+import { positionHealth } from '../../domain/defi/lending/health';
+import { liquidationTerms } from '../../domain/defi/lending/liquidation';
+import { accrueMarket, marketsById } from '../../domain/defi/lending/markets';
+import { positionBalances } from '../../domain/defi/lending/positions';
 import { getEntry } from '../../domain/ledger';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { latestRates } from '../../domain/rates';

@@ -1,6 +1,6 @@
 /** Money-market math against hand-computed values (the pure part of lending; see docs/defi.md). */
 import { describe, expect, it } from 'vitest';
-import { accrueBorrowIndex, accrueSupplyIndex, borrowRate, healthFactor, supplyRate, utilization, type RateModel } from '../../domain/defi/lending-math';
+import { accrueBorrowIndex, accrueSupplyIndex, borrowRate, healthFactor, supplyRate, utilization, type RateModel } from '../../domain/defi/lending/math';
 import { DecimalMoney as D } from '../../domain/money/amount';
 
 // Aave V2 USDC-like: 0 % base, 4 % to the kink at 90 %, then +60 % to 100 %; 10 % reserve factor.

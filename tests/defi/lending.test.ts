@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
-import { accrueMarket, getMarket, type LendingMarket } from '../../domain/defi/lending-markets';
+import { accrueMarket, getMarket, type LendingMarket } from '../../domain/defi/lending/markets';
 import { getEntry } from '../../domain/ledger';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';

@@ -4,8 +4,8 @@
  * Balancer's calcBptOutGivenExactTokensIn (decimal, 80 digits).
  */
 import { describe, expect, it } from 'vitest';
-import { burnShares, CP_MINIMUM_LIQUIDITY, initialSupply, isqrt, mintShares, shareOfReserves, WEIGHTED_MINIMUM_BPT } from '../../domain/defi/liquidity-math';
-import { applySwap, getAmountOut, poolInvariant, type PoolState } from '../../domain/defi/pricing';
+import { burnShares, CP_MINIMUM_LIQUIDITY, initialSupply, isqrt, mintShares, shareOfReserves, WEIGHTED_MINIMUM_BPT } from '../../domain/defi/liquidity/math';
+import { applySwap, getAmountOut, poolInvariant, type PoolState } from '../../domain/defi/swaps/pricing';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;

@@ -12,8 +12,8 @@ import {
   stableSwapOut,
   toBaseUnits,
   type PoolState,
-} from '../../domain/defi/pricing';
-import { candidatePaths, chooseRoute, priceRoute } from '../../domain/defi/routing';
+} from '../../domain/defi/swaps/pricing';
+import { candidatePaths, chooseRoute, priceRoute } from '../../domain/defi/swaps/routing';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;

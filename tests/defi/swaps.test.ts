@@ -6,7 +6,7 @@ import { getTemporalClient } from '../../domain/temporal/client';
 import { SA } from '../../domain/temporal/search-attributes';
 import { DecimalMoney as D } from '../../domain/money/amount';
 import { getPool as getDexPool } from '../../domain/defi/pools';
-import { applySwap, fromBaseUnits, getAmountOut, toBaseUnits } from '../../domain/defi/pricing';
+import { applySwap, fromBaseUnits, getAmountOut, toBaseUnits } from '../../domain/defi/swaps/pricing';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { allReserves, book, custodyAddress, expectBalancedLedger, EVM_WALLET, fundBook, openAccount, reserves, swapEvents, waitSwap } from './helpers';
@@ -306,7 +306,7 @@ describe('concurrency', () => {
     expect(pool1.reserves[1 - iw] - pool0.reserves[1 - iw]).toBe(du);
     // Replaying the swaps in settlement order over the starting reserves gives each one's output.
     const order = await getPool().query<{ id: string }>(`SELECT s.id FROM defi_swaps s JOIN ledger_lines l ON l.entry_id = s.settlement_entry_id WHERE s.id = ANY($1) GROUP BY s.id ORDER BY min(l.seq)`, [done.map((s) => s.swap_id)]);
-    let state = pool0 as import('../../domain/defi/pricing').PoolState;
+    let state = pool0 as import('../../domain/defi/swaps/pricing').PoolState;
     const byId = new Map(done.map((s) => [s.swap_id, s]));
     for (const { id } of order.rows) {
       const s = byId.get(id)!;

@@ -104,6 +104,21 @@ describe('AI transaction queries over GraphQL', () => {
     await gqlRefused(t, TX, foreign.json().errors[0].code, 404, { i: { query: 'deposits', accountId: acct } }, other.headers);
   });
 
+  it('one set of input rules with REST: the query and time zone lengths (api/operations/ai/schemas.ts; GraphQL types the format enum itself)', async () => {
+    const long = 'x'.repeat(5000);
+    for (const [body, input] of [
+      [{ query: long }, { query: long }],
+      [{ query: 'deposits', time_zone: 'Z'.repeat(65) }, { query: 'deposits', timeZone: 'Z'.repeat(65) }],
+    ] as const) {
+      const rest = await ask('/api/v1/ai/transactions', body);
+      expect(rest.statusCode).toBe(422);
+      await gqlRefused(t, TX, rest.json().errors[0].code, 422, { i: input });
+    }
+    const rest = await ask('/api/v2/ai/query', { query: long });
+    expect(rest.statusCode).toBe(422);
+    await gqlRefused(t, `mutation ($q: String!) { aiQuestion(query: $q) { originalQuery } }`, rest.json().errors[0].code, 422, { q: long });
+  });
+
   it('a read-only key may ask, as on REST (config.permission read); a guest may not', async () => {
     const rest = await ask('/api/v1/ai/transactions', { query: 'deposits' }, readOnly.headers);
     expect(rest.statusCode).toBe(200);

@@ -4,9 +4,9 @@ import { createApiKey } from '../../domain/auth/api-keys';
 import { moduleOfTags } from '../../domain/partner/modules';
 import { getPool } from '../../domain/db/pool';
 import { newId } from '../../domain/platform/ids';
-import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/openbanking/certificates';
-import { issueSandboxCertificate } from '../../domain/openbanking/sandbox-ca';
-import { registerTpp } from '../../domain/openbanking/tpps';
+import { TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../domain/open-banking/certificates';
+import { issueSandboxCertificate } from '../../domain/open-banking/sandbox-ca';
+import { registerTpp } from '../../domain/open-banking/tpps';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 
@@ -37,15 +37,15 @@ const PUBLIC = [
   // Paid per message (the payment is the credential) and its price list; the sandbox facilitator's protocol endpoints.
   /^\/api\/v1\/sms\/(send|rates|callbacks\/twilio)$/,
   /^\/api\/v2\/x402\/facilitator\/(supported|verify|settle)$/,
-  // Open banking TPP registry: the certificate is the credential (tests/openbanking/tpps.test.ts).
+  // Open banking TPP registry: the certificate is the credential (tests/open-banking/tpps.test.ts).
   /^\/api\/v1\/open-banking\/tpps(\/me)?$/,
-  // Open banking, the platform spec's three rows: the TPP's certificate is the credential (tests/openbanking/consents.test.ts, payments.test.ts).
+  // Open banking, the platform spec's three rows: the TPP's certificate is the credential (tests/open-banking/consents.test.ts, payments.test.ts).
   /^\/api\/v1\/open-banking\/(consents|accounts|payments)$/,
-  // Berlin Group account information: the TPP's certificate and Consent-ID are the credential (tests/openbanking/ais.test.ts).
+  // Berlin Group account information: the TPP's certificate and Consent-ID are the credential (tests/open-banking/ais.test.ts).
   /^\/api\/v1\/open-banking\/psd2\/v1\/accounts(\/:accountId(\/balances|\/transactions)?)?$/,
-  // Berlin Group payment initiation: the TPP's certificate is the credential (tests/openbanking/payments.test.ts).
+  // Berlin Group payment initiation: the TPP's certificate is the credential (tests/open-banking/payments.test.ts).
   /^\/api\/v1\/open-banking\/psd2\/v1\/payments\/:paymentProduct(\/:paymentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
-  // Berlin Group consents: the TPP's certificate is the credential (tests/openbanking/consents.test.ts).
+  // Berlin Group consents: the TPP's certificate is the credential (tests/open-banking/consents.test.ts).
   /^\/api\/v1\/open-banking\/psd2\/v1\/consents(\/:consentId(\/status|\/authorisations(\/:authorisationId)?)?)?$/,
   // The redirect SCA page: the unguessable authorisation id is the capability.
   /^\/open-banking\/sca\/:authorisationId$/,

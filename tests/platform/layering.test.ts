@@ -93,7 +93,7 @@ const SQL = [
 describe('layering: routes hold no SQL and no database access', () => {
   it('finds the route files (every area, crosschain and defi included)', () => {
     const areas = new Set(files.map((f) => relative(ROUTES, f).split('/')[0]).filter((a) => !a.endsWith('.ts')));
-    for (const area of ['transfers', 'accounts', 'ledger', 'payment-rails', 'interledger', 'system', 'crosschain', 'defi']) expect(areas).toContain(area);
+    for (const area of ['transfers', 'accounts', 'ledger', 'rails', 'interledger', 'system', 'crosschain', 'defi']) expect(areas).toContain(area);
     for (const dir of TRANSPORTS) expect(files.some((f) => f.startsWith(dir + '/'))).toBe(true);
   });
 

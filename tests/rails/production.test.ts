@@ -9,7 +9,7 @@ import { createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { balance, openFundedAccount } from '../transfers/helpers';
 import { startRailsHarness, waitForStatus, type RailsHarness } from './harness';
 
-// Production rails through the rail-gateway contract (docs/payment-rails.md), selected by
+// Production rails through the rail-gateway contract (docs/rails.md), selected by
 // configuration. The gateway here is a plain HTTP server speaking that contract.
 let h: RailsHarness;
 let env: TestWorkflowEnvironment;

@@ -66,7 +66,7 @@ describe('monetized endpoints', () => {
     expect(book.find((b: { asset_code: string }) => b.asset_code === 'USDC')).toMatchObject({ total_balance: '4.990000' });
   });
 
-  it('a sandbox payer funded the documented way (docs/payments-402.md, "Sandbox in one minute") pays at once', async () => {
+  it('a sandbox payer funded the documented way (docs/x402.md, "Sandbox in one minute") pays at once', async () => {
     // 1. An account, 2. USDC deposited on Base (the network's chain: its book is what the wallet pays from),
     // 3. the wallet registered to the account by its own signature, 4. the 402, 5. the paid retry.
     const wallet = testPayer();

@@ -4,12 +4,14 @@
  * (api/routes/ai). As on REST, asking needs only the read permission (config.permission 'read':
  * the history it leaves is the caller's own record); they are mutations because they record it.
  */
-import { askQuestion, listQueries, queryTransactions } from '../../../domain/ai/queries';
+import { askQuestion, listQueries, queryTransactions, type QuestionInput, type TransactionQueryInput } from '../../../domain/ai/queries';
+import { questionBody, TAGS, transactionQueryBody } from '../../operations/ai/schemas';
 import { as, type GqlContext } from '../context';
-import { gqlError } from '../errors';
 import { PAGE_ARGS, pageOf, paginated, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';
-import { camelize } from '../rest';
+import { camelize, restBody } from '../rest';
+
+const dropNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null));
 
 const typeDefs = /* GraphQL */ `
   "A transaction as the AI queries see it (postings, bridge transfers …) with its risk score."
@@ -131,7 +133,7 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const TAG = 'AI queries';
+const TAG = TAGS[0];
 /** Free-form parts of the answers stay as REST shows them. */
 const KEEP = new Set(['interpreted_query', 'answer', 'records', 'result']);
 
@@ -152,15 +154,17 @@ export function aiArea(): GraphQLArea {
       Mutation: {
         aiTransactionQuery: async (_: unknown, { input }: { input: TxInput }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'read', tag: TAG });
-          // REST's body schema bounds max_results (1–1000) before the domain sees it.
-          if (input.maxResults != null && (input.maxResults < 1 || input.maxResults > 1000)) throw gqlError('VALIDATION_ERROR', 'maxResults must be between 1 and 1000', 422);
-          const options = { include_analytics: input.includeAnalytics ?? true, include_risk_scores: input.includeRiskScores ?? true, max_results: input.maxResults ?? 50, format: input.format ?? 'json' };
-          return camelize(await queryTransactions(c, { query: input.query, account_id: input.accountId ?? undefined, time_zone: input.timeZone ?? undefined, options }), KEEP);
+          // REST's body schema (bounds, enums, lengths, defaults) before the domain sees it.
+          const body = restBody<TransactionQueryInput>(transactionQueryBody, {
+            ...dropNulls({ query: input.query, account_id: input.accountId, time_zone: input.timeZone }),
+            options: dropNulls({ include_analytics: input.includeAnalytics, include_risk_scores: input.includeRiskScores, max_results: input.maxResults, format: input.format }),
+          });
+          return camelize(await queryTransactions(c, body), KEEP);
         },
         aiQuestion: async (_: unknown, args: { query: string; accountId?: string | null; timeZone?: string | null }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'read', tag: TAG });
-          const context = Object.fromEntries(Object.entries({ account_id: args.accountId, time_zone: args.timeZone }).filter(([, v]) => v != null));
-          return camelize(await askQuestion(c, { query: args.query, context }), KEEP);
+          const body = restBody<QuestionInput>(questionBody, { query: args.query, context: dropNulls({ account_id: args.accountId, time_zone: args.timeZone }) });
+          return camelize(await askQuestion(c, body), KEEP);
         },
       },
     },

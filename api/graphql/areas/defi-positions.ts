@@ -6,12 +6,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { lendingMarketsNow, lendingOperation, lendingPositionWithOperations, type LendingOperationKind } from '../../../domain/defi/lending';
-import { listLendingPositions } from '../../../domain/defi/lending-positions';
+import { listLendingPositions } from '../../../domain/defi/lending/positions';
 import { addLiquidity, removeLiquidity } from '../../../domain/defi/liquidity';
-import { findLiquidityPosition, valuedLiquidityPositions } from '../../../domain/defi/liquidity-value';
+import { findLiquidityPosition, valuedLiquidityPositions } from '../../../domain/defi/liquidity/value';
 import { findStakingPosition, listStakingPositions, listStakingProducts, stake } from '../../../domain/defi/staking';
-import { harvestNow, type HarvestMode } from '../../../domain/defi/staking-harvest';
-import { unstake } from '../../../domain/defi/staking-unbond';
+import { harvestNow, type HarvestMode } from '../../../domain/defi/staking/harvest';
+import { unstake } from '../../../domain/defi/staking/unbond';
 import { presentLendingOperation, presentLendingPosition, presentMarket } from '../../operations/defi/lending-presenters';
 import { borrowSchema, listLendingPositionsSchema, marketsSchema, repaySchema, supplySchema, withdrawSchema } from '../../operations/defi/lending-schemas';
 import { addLiquiditySchema, listPositionsSchema, removeLiquiditySchema } from '../../operations/defi/liquidity-schemas';

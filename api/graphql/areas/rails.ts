@@ -1,5 +1,5 @@
 /**
- * Payment rails over GraphQL (api/routes/payment-rails): the rails catalog, the caller's rail
+ * Payment rails over GraphQL (api/routes/rails): the rails catalog, the caller's rail
  * payments (pay out, list, read one with its history), NACHA ACH files (the file's text in
  * `content`), ACH return files and pacs.002 status reports. Each resolver is one call of the domain
  * function the REST route calls, after the REST body schema (./rest-body).

@@ -1,8 +1,8 @@
 /** Wire shapes of the lending routes (snake_case, money as decimal strings). */
-import type { LendingMarket } from '../../../domain/defi/lending-markets';
-import { marketRates, totalBorrowed, totalSupplied } from '../../../domain/defi/lending-markets';
+import type { LendingMarket } from '../../../domain/defi/lending/markets';
+import { marketRates, totalBorrowed, totalSupplied } from '../../../domain/defi/lending/markets';
 import type { LendingOperation } from '../../../domain/defi/lending';
-import type { LendingPositionView } from '../../../domain/defi/lending-positions';
+import type { LendingPositionView } from '../../../domain/defi/lending/positions';
 import { DecimalMoney as D } from '../../../domain/money/amount';
 
 type Dec = InstanceType<typeof D>;

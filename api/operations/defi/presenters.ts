@@ -5,10 +5,10 @@
 import type { DefiPools } from '../../../domain/defi/operations';
 import type { DefiPortfolio } from '../../../domain/defi/portfolio';
 import { lpShares, type LiquidityPosition } from '../../../domain/defi/liquidity';
-import type { ValuedPosition } from '../../../domain/defi/liquidity-value';
+import type { ValuedPosition } from '../../../domain/defi/liquidity/value';
 import type { FlashLoan, FlashLoanResult } from '../../../domain/defi/flash-loans';
-import { fromBaseUnits } from '../../../domain/defi/pricing';
-import type { SwapQuote } from '../../../domain/defi/quotes';
+import { fromBaseUnits } from '../../../domain/defi/swaps/pricing';
+import type { SwapQuote } from '../../../domain/defi/swaps/quotes';
 import { amountReceived, type Swap } from '../../../domain/defi/swaps';
 import { DecimalMoney as D } from '../../../domain/money/amount';
 import { ApiError, type ErrorObject } from '../../errors';

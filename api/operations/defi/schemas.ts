@@ -1,5 +1,5 @@
 /** JSON schemas of the DeFi routes (request validation and the OpenAPI document). */
-import { DEFAULT_SLIPPAGE_BPS } from '../../../domain/defi/quotes';
+import { DEFAULT_SLIPPAGE_BPS } from '../../../domain/defi/swaps/quotes';
 import { decimalString, envelope, errorResponses, timestamp } from '../../schemas';
 
 export const TAG = 'Decentralized finance';

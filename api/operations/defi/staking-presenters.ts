@@ -1,6 +1,6 @@
 /** The staking routes' wire shapes (snake_case, money as decimal strings). */
 import type { StakingPosition, StakingProduct, ValuedStakingPosition } from '../../../domain/defi/staking';
-import { harvestFields, type StakingHarvest } from '../../../domain/defi/staking-harvest';
+import { harvestFields, type StakingHarvest } from '../../../domain/defi/staking/harvest';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,11 +1,11 @@
 /**
  * Wire shapes of the Berlin Group AIS reads (api/routes/open-banking/accounts.ts): the bodies the
- * domain builds (domain/openbanking/accounts.ts) are already in the standard's shape, so this file
+ * domain builds (domain/open-banking/accounts.ts) are already in the standard's shape, so this file
  * holds their OpenAPI schemas, with the standard's names (accountList, accountDetails, balance,
  * transactions, _linksAccountReport). Every property is listed: the response serializer drops
  * what a schema does not name.
  */
-import { MAX_ITEMS_PER_PAGE } from '../../../domain/openbanking/accounts';
+import { MAX_ITEMS_PER_PAGE } from '../../../domain/open-banking/accounts';
 import { errorEnvelopeSchema, errorResponsesFor } from '../../schemas';
 import { headersSchema } from './schemas';
 

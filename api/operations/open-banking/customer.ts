@@ -1,4 +1,4 @@
-import { effectiveStatus, type Consent } from '../../../domain/openbanking/consents';
+import { effectiveStatus, type Consent } from '../../../domain/open-banking/consents';
 import { timestamp } from '../../schemas';
 
 export const idParams = (name: string) => ({ type: 'object', required: [name], properties: { [name]: { type: 'string', maxLength: 64 } } });
@@ -36,7 +36,7 @@ export const consentSchema = {
   },
 };
 
-/** A consent as its customer sees it (status: expired once past its last day); GraphQL shows the same (api/graphql/areas/openbanking.ts). */
+/** A consent as its customer sees it (status: expired once past its last day); GraphQL shows the same (api/graphql/areas/open-banking.ts). */
 export function presentConsent(c: Consent & { tppName?: string }) {
   return {
     consent_id: c.id,

@@ -1,6 +1,6 @@
 /** Wire shapes of payment initiation (Berlin Group names): request bodies, responses, presenters. */
-import { PRODUCTS, type ObPayment } from '../../../domain/openbanking/payments';
-import { STATUS_REASONS, TRANSACTION_STATUSES } from '../../../domain/openbanking/payment-records';
+import { PRODUCTS, type ObPayment } from '../../../domain/open-banking/payments';
+import { STATUS_REASONS, TRANSACTION_STATUSES } from '../../../domain/open-banking/payment-records';
 import { BG_PREFIX } from './schemas';
 
 /** The single-payment service of the Berlin Group paths: /v1/{payment-service}/{payment-product} with payment-service "payments". */

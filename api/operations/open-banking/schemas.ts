@@ -1,6 +1,6 @@
 /** Shapes shared by the open-banking routes (Berlin Group names). */
-import { TPP_CERTIFICATE_HEADER } from '../../../domain/openbanking/certificates';
-import { SCA_STATUSES } from '../../../domain/openbanking/authorisations';
+import { TPP_CERTIFICATE_HEADER } from '../../../domain/open-banking/certificates';
+import { SCA_STATUSES } from '../../../domain/open-banking/authorisations';
 
 export const TAGS = ['Open banking'];
 

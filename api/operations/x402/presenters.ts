@@ -1,4 +1,4 @@
-/** JSON shapes of the x402 area (docs/payments-402.md). */
+/** JSON shapes of the x402 area (docs/x402.md). */
 import type { MonetizedEndpoint } from '../../../domain/x402/endpoints';
 import type { LimitView } from '../../../domain/x402/limits';
 import type { X402Payment } from '../../../domain/x402/payments';

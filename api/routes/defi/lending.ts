@@ -1,7 +1,7 @@
 /** Lending routes: caller -> one domain operation (domain/defi/lending*.ts) -> presenter. */
 import type { FastifyInstance } from 'fastify';
 import { lendingMarketsNow, lendingOperation, lendingPositionWithOperations, type LendingOperationKind } from '../../../domain/defi/lending';
-import { listLendingPositions } from '../../../domain/defi/lending-positions';
+import { listLendingPositions } from '../../../domain/defi/lending/positions';
 import { caller } from '../../operations/caller';
 import { presentLendingOperation, presentLendingPosition, presentMarket } from '../../operations/defi/lending-presenters';
 import { borrowSchema, getLendingPositionSchema, listLendingPositionsSchema, marketsSchema, repaySchema, supplySchema, withdrawSchema } from '../../operations/defi/lending-schemas';

@@ -1,7 +1,7 @@
 /** Liquidity routes: caller -> one domain operation (domain/defi/liquidity*.ts) -> presenter. */
 import type { FastifyInstance } from 'fastify';
 import { addLiquidity, removeLiquidity } from '../../../domain/defi/liquidity';
-import { findLiquidityPosition, valuedLiquidityPositions } from '../../../domain/defi/liquidity-value';
+import { findLiquidityPosition, valuedLiquidityPositions } from '../../../domain/defi/liquidity/value';
 import { caller } from '../../operations/caller';
 import { addLiquiditySchema, getPositionSchema, listPositionsSchema, removeLiquiditySchema } from '../../operations/defi/liquidity-schemas';
 import { presentLiquidityPosition, presentLiquidityRemoval } from '../../operations/defi/presenters';

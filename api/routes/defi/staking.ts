@@ -1,8 +1,8 @@
 /** Staking routes: caller -> one domain operation (domain/defi/staking*.ts) -> presenter. */
 import type { FastifyInstance } from 'fastify';
 import { findStakingPosition, listStakingPositions, listStakingProducts, stake } from '../../../domain/defi/staking';
-import { harvestNow, type HarvestMode } from '../../../domain/defi/staking-harvest';
-import { unstake } from '../../../domain/defi/staking-unbond';
+import { harvestNow, type HarvestMode } from '../../../domain/defi/staking/harvest';
+import { unstake } from '../../../domain/defi/staking/unbond';
 import { caller } from '../../operations/caller';
 import { presentStakingHarvest, presentStakingPosition, presentStakingProduct } from '../../operations/defi/staking-presenters';
 import { getStakingPositionSchema, harvestSchema, listStakingPositionsSchema, productsSchema, stakeSchema, unstakeSchema } from '../../operations/defi/staking-schemas';

@@ -2,12 +2,12 @@
  * Berlin Group NextGenPSD2 account information (AIS) reads: GET /v1/accounts, /v1/accounts/{account-id},
  * /v1/accounts/{account-id}/balances and /v1/accounts/{account-id}/transactions, mounted under
  * BG_PREFIX. The TPP's certificate is the credential (tppCall('PSP_AI')), the Consent-ID header
- * names what it may read; domain/openbanking/accounts.ts checks the consent and builds the Berlin
+ * names what it may read; domain/open-banking/accounts.ts checks the consent and builds the Berlin
  * Group bodies, answered as they are (the platform's enveloped GET /accounts is in platform.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { secondsUntilCountsReset } from '../../../domain/openbanking/access';
-import { readAccountDetails, readAccountList, readBalances, readTransactions, type RawReportQuery } from '../../../domain/openbanking/accounts';
+import { secondsUntilCountsReset } from '../../../domain/open-banking/access';
+import { readAccountDetails, readAccountList, readBalances, readTransactions, type RawReportQuery } from '../../../domain/open-banking/accounts';
 import {
   accountDetailsBody,
   accountListBody,

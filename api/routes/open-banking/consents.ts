@@ -5,9 +5,9 @@
  * (context.ts). `establishConsent` also serves the platform's enveloped POST /consents (platform.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authorisationBody, getAuthorisation, listAuthorisationIds, startAuthorisation } from '../../../domain/openbanking/authorisations';
-import { createConsent, terminateConsentByTpp } from '../../../domain/openbanking/consent-lifecycle';
-import { effectiveStatus, tppConsent, type Consent, type ConsentRequest } from '../../../domain/openbanking/consents';
+import { authorisationBody, getAuthorisation, listAuthorisationIds, startAuthorisation } from '../../../domain/open-banking/authorisations';
+import { createConsent, terminateConsentByTpp } from '../../../domain/open-banking/consent-lifecycle';
+import { effectiveStatus, tppConsent, type Consent, type ConsentRequest } from '../../../domain/open-banking/consents';
 import { DomainError } from '../../../domain/platform/errors';
 import { errorResponses } from '../../schemas';
 import { baseUrlOf } from '../../operations/caller';

@@ -5,9 +5,9 @@
  * carry Berlin Group `tppMessages` beside the platform's error envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Psd2Role } from '../../../domain/openbanking/certificates';
-import { TPP_CERTIFICATE_HEADER } from '../../../domain/openbanking/certificates';
-import { identifyTpp, requireRole, type Tpp } from '../../../domain/openbanking/tpps';
+import type { Psd2Role } from '../../../domain/open-banking/certificates';
+import { TPP_CERTIFICATE_HEADER } from '../../../domain/open-banking/certificates';
+import { identifyTpp, requireRole, type Tpp } from '../../../domain/open-banking/tpps';
 import { DomainError } from '../../../domain/platform/errors';
 
 declare module 'fastify' {

@@ -4,9 +4,9 @@
  * these), and the consents the customer gave, which they can revoke.
  */
 import type { FastifyInstance } from 'fastify';
-import { revokeConsentByPsu } from '../../../domain/openbanking/consent-lifecycle';
-import { customerConsents } from '../../../domain/openbanking/consents';
-import { decideSca, scaRequest } from '../../../domain/openbanking/sca';
+import { revokeConsentByPsu } from '../../../domain/open-banking/consent-lifecycle';
+import { customerConsents } from '../../../domain/open-banking/consents';
+import { decideSca, scaRequest } from '../../../domain/open-banking/sca';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
 import { TAGS } from '../../operations/open-banking/schemas';

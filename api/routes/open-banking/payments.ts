@@ -9,8 +9,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getConfig } from '../../../iso20022/config';
-import { authorisationBody } from '../../../domain/openbanking/authorisations';
-import type { BgPaymentInitiation } from '../../../domain/openbanking/payment-body';
+import { authorisationBody } from '../../../domain/open-banking/authorisations';
+import type { BgPaymentInitiation } from '../../../domain/open-banking/payment-body';
 import {
   cancelPayment,
   getPayment,
@@ -19,7 +19,7 @@ import {
   paymentAuthorisationIds,
   startPaymentAuthorisation,
   type PaymentBody,
-} from '../../../domain/openbanking/payments';
+} from '../../../domain/open-banking/payments';
 import { errorResponses } from '../../schemas';
 import { baseUrlOf } from '../../operations/caller';
 import { headerOf, requestIdOf, scaApproachOf, tppCall, tppOf } from './context';

@@ -7,8 +7,8 @@
  * Links in the bodies point to the Berlin Group routes, where everything after creation lives.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { BgPaymentInitiation } from '../../../domain/openbanking/payment-body';
-import type { ConsentRequest } from '../../../domain/openbanking/consents';
+import type { BgPaymentInitiation } from '../../../domain/open-banking/payment-body';
+import type { ConsentRequest } from '../../../domain/open-banking/consents';
 import { envelope, errorResponses } from '../../schemas';
 import { aisErrorResponses, aisHeaders, accountListBody, withBalanceQuery } from '../../operations/open-banking/account-presenters';
 import { ACCOUNT_LIST_DOC, accountList, retryAfterOn429 } from './accounts';

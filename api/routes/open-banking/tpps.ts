@@ -1,12 +1,12 @@
 /**
  * TPP registry routes (under /api/v1/open-banking): a third-party provider registers its eIDAS
  * certificate, reads itself back by the mutual-TLS certificate, and sandbox developers get test
- * certificates from the platform's sandbox CA. Rules in domain/openbanking.
+ * certificates from the platform's sandbox CA. Rules in domain/open-banking.
  */
 import type { FastifyInstance } from 'fastify';
-import { AUTHORISATION_NUMBER_PATTERN, PSD2_ROLES, TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../../domain/openbanking/certificates';
-import { issueSandboxCertificateFor } from '../../../domain/openbanking/sandbox-ca';
-import { identifyTpp, registerTpp, type Tpp } from '../../../domain/openbanking/tpps';
+import { AUTHORISATION_NUMBER_PATTERN, PSD2_ROLES, TPP_CERTIFICATE_HEADER, type Psd2Role } from '../../../domain/open-banking/certificates';
+import { issueSandboxCertificateFor } from '../../../domain/open-banking/sandbox-ca';
+import { identifyTpp, registerTpp, type Tpp } from '../../../domain/open-banking/tpps';
 import { envelope, errorEnvelopeSchema, errorResponses, errorResponsesFor, timestamp } from '../../schemas';
 import { caller } from '../../operations/caller';
 

@@ -1,5 +1,5 @@
 /**
- * Payment-gated SMS (docs/payments-402.md). Send is public until paid: the first call answers 402
+ * Payment-gated SMS (docs/x402.md). Send is public until paid: the first call answers 402
  * with the price and the payment rails; the paid call carries `Authorization: Payment <credential>`
  * (IETF 'Payment' scheme) or x402's PAYMENT-SIGNATURE / X-Payment-* headers. Rates and info are
  * public; status is the message owner's. These endpoints answer with `success` beside `data`.
@@ -15,40 +15,12 @@ import { bodyDigest, readCredential } from '../../../domain/x402/challenge';
 import { hasPaymentHeaders, paymentResponseHeaders, readPaymentHeaders } from '../../../domain/x402/http';
 import { environmentOfNetwork, networksFor, PAYMENT_NETWORKS } from '../../../domain/x402/networks';
 import { statusForCode } from '../../error-status';
-import { envelope, errorResponses, errorResponsesFor, optionalAuthSecurity, timestamp } from '../../schemas';
+import { envelope, errorResponses, errorResponsesFor, optionalAuthSecurity } from '../../schemas';
 import { principalOf } from '../../types';
 import { readerEnvironment } from '../../operations/caller';
 import { sendPaymentRequired } from './challenge';
 import smsCallbackRoutes from './callbacks';
-
-const TAGS = ['SMS'];
-const nstr = { type: ['string', 'null'] };
-const messageSchema = {
-  type: 'object',
-  properties: {
-    message_id: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'sent', 'delivered', 'failed'] },
-    parts: { type: 'integer' },
-    encoding: { type: 'string', enum: ['GSM-7', 'UCS-2'] },
-    destination: { type: 'string' },
-    country_code: { type: 'string' },
-    price_usdc: { type: 'string', description: 'USDC atomic units, 6 decimals (48000 = 0.048 USDC)' },
-    payment_status: { type: 'string', enum: ['pending', 'settled', 'refunded', 'failed'] },
-    payment_id: nstr,
-    transaction_hash: nstr,
-    sent_at: { anyOf: [timestamp, { type: 'null' }] },
-    delivered_at: { anyOf: [timestamp, { type: 'null' }] },
-    failed_at: { anyOf: [timestamp, { type: 'null' }] },
-    failure_code: nstr,
-    failure_reason: nstr,
-    created_at: timestamp,
-  },
-};
-const success = { success: { type: 'boolean' } };
-const smsErrors = errorResponses;
-
-/** The request's JSON with keys sorted: what a Payment challenge's digest binds (stable however the client orders keys). */
-const canonicalBody = (b: SmsRequest) => JSON.stringify({ from: b.from, message: b.message, to: b.to });
+import { TAGS, messageSchema, success, smsErrors, canonicalBody } from '../../operations/sms/schemas';
 
 export default async function smsRoutes(app: FastifyInstance) {
   // The SMS variant of the envelope: `success` beside `data`, on refusals too.

@@ -1,5 +1,5 @@
 /**
- * x402 HTTP-native payments (docs/payments-402.md): protocol status, supported networks, monetized
+ * x402 HTTP-native payments (docs/x402.md): protocol status, supported networks, monetized
  * endpoint registration (operators), payment history, spending limits and payer wallets. The 402
  * exchange itself is api/plugins/x402.ts (monetized routes) and api/routes/sms (SMS send).
  */

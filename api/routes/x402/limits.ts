@@ -1,6 +1,6 @@
 /**
  * Spending limits and payer wallets of the x402 area. The spec shows GET /api/v2/x402/spending-limits;
- * the write methods are ours (docs/payments-402.md): PUT/DELETE per payer wallet and per agent key.
+ * the write methods are ours (docs/x402.md): PUT/DELETE per payer wallet and per agent key.
  */
 import type { FastifyInstance } from 'fastify';
 import { defaultLimit, listLimits, setLimit, type LimitSubject } from '../../../domain/x402/limits';

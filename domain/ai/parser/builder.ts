@@ -108,7 +108,7 @@ export class FilterBuilder {
     return true;
   }
 
-  /** The filter, with the rules that need the whole query (see docs/ai-queries.md). */
+  /** The filter, with the rules that need the whole query (see docs/ai.md). */
   build(intentHints: { balanceWithHave: boolean; whatSpend: boolean }): TransactionFilter {
     const f = emptyFilter();
     const types = new Set(this.types);

@@ -1,5 +1,5 @@
 /**
- * The daily provisioning run (workflows/mf-provisioning.ts → activities/microfinance/provisioning.ts,
+ * The daily provisioning run (workflows/microfinance-provisioning.ts → activities/microfinance/provisioning.ts,
  * or an operator's POST /provisioning/runs): per environment and currency, every active loan's ECL
  * set-wise, the current provisions replaced, and ONE balanced ledger entry for the change in
  * allowance, so that afterwards the allowance account's balance equals the sum of current ECLs.

@@ -1,6 +1,6 @@
 /**
  * The Temporal schedule of the daily provisioning run: mfProvisioningWorkflow every day at 01:00
- * UTC (workflows/mf-provisioning.ts), run date = the UTC date it was scheduled for. Created at
+ * UTC (workflows/microfinance-provisioning.ts), run date = the UTC date it was scheduled for. Created at
  * start-up (worker/main.ts, scripts/start.ts) through domain/temporal/daily-schedule.ts. A missed
  * day is caught up within a day; a run is idempotent per environment, currency and run date.
  */

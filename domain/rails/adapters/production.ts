@@ -45,7 +45,7 @@ export class GatewayRailAdapter implements RailAdapter {
   }
 
   private async call(path: string, body: string, contentType: string, idempotencyKey?: string): Promise<string> {
-    if (!this.url || !this.token) throw new RailAdapterNotConfigured('Production payment rails are not configured: set RAILS_GATEWAY_URL and RAILS_GATEWAY_TOKEN (see docs/payment-rails.md)');
+    if (!this.url || !this.token) throw new RailAdapterNotConfigured('Production payment rails are not configured: set RAILS_GATEWAY_URL and RAILS_GATEWAY_TOKEN (see docs/rails.md)');
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'content-type': contentType };
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     const r = await fetch(new URL(path, this.url), { method: 'POST', headers, body, signal: AbortSignal.timeout(20_000) });
@@ -85,7 +85,7 @@ export class GatewayRailAdapter implements RailAdapter {
 export class UnconfiguredRailAdapter implements RailAdapter {
   readonly name = 'not-configured';
   private fail(): never {
-    throw new RailAdapterNotConfigured('Production payment rails are not configured: set RAILS_GATEWAY_URL and RAILS_GATEWAY_TOKEN (see docs/payment-rails.md)');
+    throw new RailAdapterNotConfigured('Production payment rails are not configured: set RAILS_GATEWAY_URL and RAILS_GATEWAY_TOKEN (see docs/rails.md)');
   }
   async submit(): Promise<RailSubmitResult> {
     this.fail();

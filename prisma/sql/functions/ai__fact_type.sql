@@ -1,4 +1,4 @@
--- The product's transaction type of a customer ledger line (docs/ai-queries.md).
+-- The product's transaction type of a customer ledger line (docs/ai.md).
 CREATE OR REPLACE FUNCTION ai__fact_type(p_entry_type text, p_entry_metadata jsonb, p_txn_type text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN p_entry_type = 'bridge' THEN 'cross_chain_transfer'
