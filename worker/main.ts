@@ -10,10 +10,10 @@ import { backfillValuations, recordValuations } from '../domain/baskets/valuatio
 import { ensureGovernanceSchedule } from '../domain/governance/schedule';
 import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
 import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
-import { ensureStakingHarvestSchedule } from '../domain/defi/staking-schedule';
+import { ensureStakingHarvestSchedule } from '../domain/defi/staking/schedule';
 import { ensureApiKeyExpirySchedule } from '../domain/auth/key-expiry';
 import { ensureDataRetentionSchedule } from '../domain/platform/retention';
-import { ensureLendingWatchSchedule } from '../domain/defi/lending-schedule';
+import { ensureLendingWatchSchedule } from '../domain/defi/lending/schedule';
 import { ensureX402ReconcileSchedule } from '../domain/x402/reconcile';
 import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
