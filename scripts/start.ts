@@ -176,31 +176,17 @@ async function main() {
     console.error('worker stopped:', err);
     if (!stopping) void shutdown(1);
   });
-  const { ensureAchSchedules } = await import('../domain/ach/schedule');
-  const schedules = await ensureAchSchedules();
-  const { ensureBasketValuationSchedule } = await import('../domain/baskets/valuation-schedule');
-  const { ensureGovernanceSchedule } = await import('../domain/governance/schedule');
-  await ensureBasketValuationSchedule();
-  await ensureGovernanceSchedule();
-  await (await import('../domain/regtech/mifid/schedule')).ensureMifidDeadlineSchedule();
-  await (await import('../domain/microfinance/provisioning/schedule')).ensureMfProvisioningSchedule();
-  await (await import('../domain/auth/key-expiry')).ensureApiKeyExpirySchedule();
-  await (await import('../domain/platform/retention')).ensureDataRetentionSchedule();
-  await (await import('../domain/defi/lending/schedule')).ensureLendingWatchSchedule();
-  await (await import('../domain/defi/staking/schedule')).ensureStakingHarvestSchedule();
-  await (await import('../domain/x402/reconcile')).ensureX402ReconcileSchedule();
-  // The last 30 days' hours from the feed's own history, then the current hour (both idempotent), so
-  // the 24h/7d/30d changes are figures from recorded valuations on a fresh start (about a second).
-  const valuations = await import('../domain/baskets/valuations');
-  await valuations.backfillValuations(new Date());
-  await valuations.recordValuations(new Date());
+  // Every schedule (worker/schedules.ts, the worker's own list), as the deployment's settings say.
+  const managed = loadConfig();
+  const { ensureSchedules } = await import('../worker/schedules');
+  const schedules = (await ensureSchedules({ ach: managed.manageAchSchedules, baskets: managed.manageBasketSchedules, mifid: managed.manageMifidSchedule })).ach;
   // The OFAC list the screening reads (loaded when its files changed).
   await (await import('../domain/regtech/sanctions')).ensureSanctionsList();
   const { startEventDispatcher } = await import('../domain/events/dispatcher');
   dispatcher = startEventDispatcher();
   // Readiness changes (database, Temporal) as system.status_change, as the worker process does.
   stopReadinessWatch = (await import('../domain/platform/readiness-watch')).startReadinessWatch();
-  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules, hourly basket valuation, monthly governance poll, hourly MiFID II deadline check, daily microfinance provisioning; outbox relay and stream consumers running`);
+  done(`polling task queue "${loadConfig().taskQueue}"; ${schedules.length} ACH file schedules and the platform's other schedules (worker/schedules.ts); outbox relay and stream consumers running`);
 
   progress('API');
   const { buildApp } = await import('../api/app');

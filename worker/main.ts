@@ -4,17 +4,7 @@ import { migrate } from '../domain/db/migrate';
 import { closePool } from '../domain/db/pool';
 import { loadConfig } from '../domain/platform/config';
 import { startMaintenance, warmCaches } from '../domain/platform/maintenance';
-import { ensureAchSchedules } from '../domain/ach/schedule';
-import { ensureBasketValuationSchedule } from '../domain/baskets/valuation-schedule';
-import { backfillValuations, recordValuations } from '../domain/baskets/valuations';
-import { ensureGovernanceSchedule } from '../domain/governance/schedule';
-import { ensureMifidDeadlineSchedule } from '../domain/regtech/mifid/schedule';
-import { ensureMfProvisioningSchedule } from '../domain/microfinance/provisioning/schedule';
-import { ensureStakingHarvestSchedule } from '../domain/defi/staking/schedule';
-import { ensureApiKeyExpirySchedule } from '../domain/auth/key-expiry';
-import { ensureDataRetentionSchedule } from '../domain/platform/retention';
-import { ensureLendingWatchSchedule } from '../domain/defi/lending/schedule';
-import { ensureX402ReconcileSchedule } from '../domain/x402/reconcile';
+import { ensureSchedules } from './schedules';
 import { startReadinessWatch } from '../domain/platform/readiness-watch';
 import { rateProviderFor } from '../domain/rates/feed';
 import { ensureSanctionsList } from '../domain/regtech/sanctions';
@@ -51,31 +41,8 @@ try {
 }
 const stopMaintenance = startMaintenance();
 const worker = await createWorker();
-// Idempotent: the ACH file schedules exist once per namespace whichever worker creates them.
-if (cfg.manageAchSchedules) await ensureAchSchedules();
-// Hourly basket valuations and the monthly governance poll, likewise once per namespace.
-if (cfg.manageBasketSchedules) {
-  await ensureBasketValuationSchedule();
-  await ensureGovernanceSchedule();
-  // The last 30 days' hours from the feed's own history, then the current hour (both idempotent), so
-  // the 24h/7d/30d changes are figures from recorded valuations on a fresh start (about a second).
-  await backfillValuations(new Date());
-  await recordValuations(new Date());
-}
-// The hourly MiFID II T+1 deadline check, likewise (it checks the MiFID II settings first).
-if (cfg.manageMifidSchedule) await ensureMifidDeadlineSchedule();
-// The daily IFRS 9 provisioning run of microfinance loans (idempotent per environment, currency and day).
-await ensureMfProvisioningSchedule();
-// The daily staking harvest (each epoch's reward paid once, whichever run pays it).
-await ensureStakingHarvestSchedule();
-// The daily API key expiry notices (system.api_key_expiring, once per key).
-await ensureApiKeyExpirySchedule();
-// The daily retention purge (login attempts, AI query log, rotated refresh tokens).
-await ensureDataRetentionSchedule();
-// The lending watch every minute (position.liquidation_warning, liquidations below a health factor of 1).
-await ensureLendingWatchSchedule();
-// Production x402 payments stuck 'settling' checked against the chain every 5 minutes.
-await ensureX402ReconcileSchedule();
+// Every schedule, once per namespace whichever process creates it (worker/schedules.ts).
+await ensureSchedules({ ach: cfg.manageAchSchedules, baskets: cfg.manageBasketSchedules, mifid: cfg.manageMifidSchedule });
 // Readiness changes (database, Temporal) as system.status_change, once per change.
 const stopReadinessWatch = startReadinessWatch();
 // The event path (docs/events.md): the outbox relay (one active at a time across workers) and the

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -83,6 +83,15 @@ describe('area names: one spelling per area across the layers', () => {
     // and no operation module without its REST area
     const routes = new Set(dirs('api/routes'));
     expect([...operations].filter((area) => !routes.has(area))).toEqual([]);
+  });
+
+  it("docs/architecture.md's end-to-end area names only paths that exist", () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## One area end to end'));
+    const table = section.slice(0, section.indexOf('\n## ') > 0 ? section.indexOf('\n## ') : undefined);
+    const paths = [...table.matchAll(/`((?:domain|activities|api|workflows|worker|tests|prisma|docs)\/[^`]+)`/g)].map((m) => m[1]);
+    expect(paths.length).toBeGreaterThan(15);
+    expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });
 
   it('the check sees every layer (a moved folder cannot empty it unnoticed)', () => {

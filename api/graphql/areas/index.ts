@@ -20,7 +20,7 @@ import { defiArea } from './defi';
 import { defiPositionsArea } from './defi-positions';
 import { gcuArea } from './gcu';
 import { microfinanceArea } from './microfinance';
-import { openbankingArea } from './open-banking';
+import { openBankingArea } from './open-banking';
 import type { GraphQLArea } from './types';
 
-export const AREAS: Array<(app: FastifyInstance) => GraphQLArea> = [bankingArea, regtechArea, mobileArea, partnerArea, smsArea, aiArea, operationsArea, ledgerArea, iso20022Area, webhooksArea, railsArea, interledgerArea, crosschainArea, defiArea, defiPositionsArea, gcuArea, microfinanceArea, openbankingArea];
+export const AREAS: Array<(app: FastifyInstance) => GraphQLArea> = [bankingArea, regtechArea, mobileArea, partnerArea, smsArea, aiArea, operationsArea, ledgerArea, iso20022Area, webhooksArea, railsArea, interledgerArea, crosschainArea, defiArea, defiPositionsArea, gcuArea, microfinanceArea, openBankingArea];

@@ -50,7 +50,7 @@ const typeDefs = /* GraphQL */ `
 const TAG = TAGS[0];
 const show = (c: Parameters<typeof presentConsent>[0]) => camelize(presentConsent(c), ['access']);
 
-export function openbankingArea(_app: FastifyInstance): GraphQLArea {
+export function openBankingArea(_app: FastifyInstance): GraphQLArea {
   return {
     typeDefs,
     resolvers: {
