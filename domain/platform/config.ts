@@ -202,12 +202,14 @@ export function loadConfig() {
     // links (random, kept in the data folder, when unset: set the same value on every API instance),
     // how long a link lasts, how long one generator run (hey-api, tsc, openapi-python-client) may
     // take before it is killed, the Python that runs openapi-python-client and where `npm ci` installed
-    // that (scripts/postinstall.mjs, beside the Temporal CLI).
+    // that (scripts/postinstall.mjs, beside the Temporal CLI); where generator output is cached by
+    // content (domain/partner/sdk/generator-cache.ts; empty, the default: no cache; the tests set it).
     sdkLinkSecret: process.env.SDK_LINK_SECRET ?? '',
     sdkLinkTtlSeconds: int('SDK_LINK_TTL_SECONDS', 24 * 3600),
     sdkGeneratorTimeoutSeconds: int('SDK_GENERATOR_TIMEOUT_SECONDS', 120),
     sdkPython: process.env.SDK_PYTHON || 'python3',
     sdkPythonToolsDir: process.env.SDK_PYTHON_TOOLS_DIR || path.join(REPO_ROOT, '.data', 'tools', 'python'),
+    sdkGeneratorCacheDir: process.env.SDK_GENERATOR_CACHE_DIR ? path.resolve(REPO_ROOT, process.env.SDK_GENERATOR_CACHE_DIR) : '',
     // Payment-gated SMS (domain/sms): the longest message accepted, in UTF-16 code units (1600 is
     // Twilio's documented body limit; a longer one is 422 SMS_MESSAGE_TOO_LONG), which provider
     // production keys send through (sandbox keys always get the deterministic sandbox operator;

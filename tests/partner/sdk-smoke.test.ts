@@ -1,7 +1,8 @@
 /**
  * The generated SDKs work against the running platform: a real HTTP server on 127.0.0.1 (no other
- * address), a generation through the workflow, the packages downloaded over HTTP through their
- * signed links, then
+ * address), a generation through the workflow (the generators' output from the run's cache when
+ * another file generated the same input), the packages downloaded over HTTP through their signed
+ * links, then
  * - TypeScript: the tarball installed into a temporary project with `npm install --offline` (the
  *   package has no dependencies: nothing is fetched) and a scenario run in a child Node process:
  *   register, log in, create an API key, create two accounts, deposit, transfer, read balances;
@@ -32,6 +33,8 @@ let email: string;
 
 beforeAll(async () => {
   process.env.SDK_LINK_SECRET ??= 'test-sdk-link-secret';
+  // Generator output by content, shared with the other SDK files and runs (domain/partner/sdk/generator-cache.ts).
+  process.env.SDK_GENERATOR_CACHE_DIR ??= '.data/sdk-generator-cache';
   t = await createTestApp();
   w = await startTestWorker();
   await t.app.listen({ port: 0, host: '127.0.0.1' });

@@ -4,6 +4,10 @@
  * links, and whole generations through the real workflow on the run's Temporal server (TypeScript
  * and Python in parallel), with determinism (a rebuild from scratch gives the same sha256), the
  * cache (a repeat completes at once), the sdk.generated event and the download route.
+ *
+ * The generators' output is cached by content for the run (SDK_GENERATOR_CACHE_DIR,
+ * domain/partner/sdk/generator-cache.ts), shared with sdk-routes and sdk-smoke: the rebuild from
+ * scratch turns it off, so both generators run for real there, every run.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,9 +30,11 @@ import {
   waitForSdkGeneration,
   type SdkGenerationView,
 } from '../../domain/partner/sdk';
-import { generateTypescript, SdkGeneratorError } from '../../domain/partner/sdk/generate';
+import { generateTypescript, SdkGeneratorError, type GeneratedFiles } from '../../domain/partner/sdk/generate';
+import { cachedGeneration, generatorCacheKey } from '../../domain/partner/sdk/generator-cache';
 import { tarGz, zip } from '../../domain/partner/sdk/package';
 import { platformOpenApiDocument, sdkDocument } from '../../domain/partner/sdk/spec';
+import { loadConfig } from '../../domain/platform/config';
 import { DomainError } from '../../domain/platform/errors';
 import { createTestApp, createTestUser, type TestApp } from '../helpers/app';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
@@ -40,6 +46,7 @@ let t: TestApp;
 let w: TestWorker;
 beforeAll(async () => {
   process.env.SDK_LINK_SECRET ??= 'test-sdk-link-secret';
+  process.env.SDK_GENERATOR_CACHE_DIR ??= '.data/sdk-generator-cache';
   t = await createTestApp();
   w = await startTestWorker();
 }, 120_000);
@@ -206,6 +213,99 @@ describe('deterministic archives', () => {
   });
 });
 
+describe('the generator cache (tests and CI turn it on)', () => {
+  const tsJob = { generator: 'typescript' as const, documentJson: '{"openapi":"3.0.3"}', declarations: true };
+  const files = (label: string): GeneratedFiles => new Map([['index.js', Buffer.from(`export const x = '${label}';\n`)], ['a/b.d.ts', Buffer.alloc(0)]]);
+  const inFolder = async (fn: (dir: string) => Promise<void>) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sdk-gen-cache-'));
+    try {
+      await fn(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const deadline = () => Date.now() + 30_000;
+  const timedOut = () => new SdkGeneratorError('SDK_GENERATOR_TIMEOUT', 'waited');
+
+  it('is keyed by the whole input: a repeat is answered from it, any other input generates', async () => {
+    const pyJob = { generator: 'python' as const, documentJson: tsJob.documentJson, projectName: 'a-sdk', importName: 'a_sdk', version: '2.0.0', python: loadConfig().sdkPython, toolsDir: loadConfig().sdkPythonToolsDir };
+    const keys = await Promise.all([
+      generatorCacheKey(tsJob),
+      generatorCacheKey({ ...tsJob }),
+      generatorCacheKey({ ...tsJob, declarations: false }),
+      generatorCacheKey({ ...tsJob, documentJson: '{"openapi":"3.0.3" }' }),
+      generatorCacheKey(pyJob),
+      generatorCacheKey({ ...pyJob, projectName: 'b-sdk' }),
+      generatorCacheKey({ ...pyJob, importName: 'b_sdk' }),
+      generatorCacheKey({ ...pyJob, version: '2.0.1' }),
+    ]);
+    expect(keys.every((k) => /^[0-9a-f]{64}$/.test(k ?? ''))).toBe(true);
+    expect(keys[1]).toBe(keys[0]);
+    expect(new Set(keys).size).toBe(keys.length - 1);
+    // A Python that is not there cannot be fingerprinted: no key, the generator runs (and fails as it would).
+    expect(await generatorCacheKey({ ...pyJob, python: '/nonexistent/python3' })).toBeNull();
+
+    await inFolder(async (dir) => {
+      let runs = 0;
+      const produce = (label: string) => async () => (runs++, files(label));
+      const once = await cachedGeneration(dir, tsJob, { deadline: deadline(), timedOut }, produce('first'));
+      const again = await cachedGeneration(dir, tsJob, { deadline: deadline(), timedOut }, produce('second'));
+      expect(runs).toBe(1);
+      expect([...again]).toEqual([...once]);
+      expect(again.get('index.js')!.toString()).toContain('first');
+      const other = await cachedGeneration(dir, { ...tsJob, declarations: false }, { deadline: deadline(), timedOut }, produce('other'));
+      expect(runs).toBe(2);
+      expect(other.get('index.js')!.toString()).toContain('other');
+      // Without a folder nothing is cached.
+      await cachedGeneration(undefined, tsJob, { deadline: deadline(), timedOut }, produce('none'));
+      expect(runs).toBe(3);
+      expect(readdirSync(dir).sort()).toEqual([`${keys[0]}.json`, `${keys[2]}.json`].sort());
+    });
+  });
+
+  it('concurrent callers of one key generate once; a failure stores nothing; a damaged entry or a dead holder’s lock is replaced', async () => {
+    await inFolder(async (dir) => {
+      const key = (await generatorCacheKey(tsJob))!;
+      let runs = 0;
+      const slow = async () => {
+        runs++;
+        await new Promise((r) => setTimeout(r, 300));
+        return files('slow');
+      };
+      const all = await Promise.all([1, 2, 3].map(() => cachedGeneration(dir, tsJob, { deadline: deadline(), timedOut }, slow)));
+      expect(runs).toBe(1);
+      expect(all.map((f) => f.get('index.js')!.toString())).toEqual(Array(3).fill(files('slow').get('index.js')!.toString()));
+      expect(readdirSync(dir)).toEqual([`${key}.json`]);
+
+      // A damaged entry is generated again and replaced.
+      writeFileSync(path.join(dir, `${key}.json`), '{"format":');
+      expect((await cachedGeneration(dir, tsJob, { deadline: deadline(), timedOut }, async () => (runs++, files('fresh')))).get('index.js')!.toString()).toContain('fresh');
+      expect(runs).toBe(2);
+      rmSync(path.join(dir, `${key}.json`));
+
+      // A failed generation stores nothing and releases its lock: the next caller generates.
+      const failure = await cachedGeneration(dir, tsJob, { deadline: deadline(), timedOut }, async () => {
+        throw new SdkGeneratorError('SDK_GENERATOR_FAILED', 'boom');
+      }).catch((e) => e);
+      expect(failure.code).toBe('SDK_GENERATOR_FAILED');
+      expect(readdirSync(dir)).toEqual([]);
+
+      // A lock whose process has exited is taken over; one held by a live process is waited for until the deadline.
+      const child = execFile(process.execPath, ['-e', '']);
+      await new Promise((r) => child.once('exit', r));
+      writeFileSync(path.join(dir, `${key}.lock`), JSON.stringify({ pid: child.pid }));
+      expect((await cachedGeneration(dir, tsJob, { deadline: deadline(), timedOut }, async () => (runs++, files('after')))).get('index.js')!.toString()).toContain('after');
+      expect(runs).toBe(3);
+      expect(readdirSync(dir)).toEqual([`${key}.json`]);
+      rmSync(path.join(dir, `${key}.json`));
+      writeFileSync(path.join(dir, `${key}.lock`), JSON.stringify({ pid: process.pid }));
+      const waited = await cachedGeneration(dir, tsJob, { deadline: Date.now() + 250, timedOut }, async () => (runs++, files('never'))).catch((e) => e);
+      expect(waited.code).toBe('SDK_GENERATOR_TIMEOUT');
+      expect(runs).toBe(3);
+    });
+  });
+});
+
 describe('signed download links', () => {
   it('a fresh link downloads; an expired one is 410, a wrong signature 403, a missing parameter 422', async () => {
     const id = `sdkp_${'1'.repeat(32)}`;
@@ -331,7 +431,17 @@ describe('a generation through the workflow', () => {
 
   it('identical inputs rebuilt from scratch give byte-identical packages', async () => {
     await getPool().query('DELETE FROM sdk_packages');
-    const rebuilt = await generateAndWait(SDK_BODY);
+    // From scratch: without the generator cache, hey-api, tsc and openapi-python-client run again
+    // (the suite's uncached generation of each; the first may have come from the cache).
+    const cacheDir = process.env.SDK_GENERATOR_CACHE_DIR;
+    process.env.SDK_GENERATOR_CACHE_DIR = '';
+    let rebuilt: SdkGenerationView;
+    try {
+      rebuilt = await generateAndWait(SDK_BODY);
+    } finally {
+      if (cacheDir === undefined) delete process.env.SDK_GENERATOR_CACHE_DIR;
+      else process.env.SDK_GENERATOR_CACHE_DIR = cacheDir;
+    }
     expect(rebuilt.status, JSON.stringify(rebuilt.error)).toBe('completed');
     expect(rebuilt.packages.every((p) => !p.cached)).toBe(true);
     expect(rebuilt.packages.map((p) => [p.language, p.sha256, p.size])).toEqual(first.packages.map((p) => [p.language, p.sha256, p.size]));

@@ -69,7 +69,9 @@ export async function buildSdkPackage(generationId: string, language: SdkLanguag
   if (existing) return toPackageResult(existing, true);
 
   const started = performance.now();
-  const deadline = Date.now() + loadConfig().sdkGeneratorTimeoutSeconds * 1000;
+  const cfg = loadConfig();
+  const deadline = Date.now() + cfg.sdkGeneratorTimeoutSeconds * 1000;
+  const cacheDir = cfg.sdkGeneratorCacheDir || undefined;
   const generator = generatorFor(language);
   const meta: PackageMeta = {
     packageName: req.package_name,
@@ -84,10 +86,10 @@ export async function buildSdkPackage(generationId: string, language: SdkLanguag
   };
   let built: BuiltPackage;
   if (language === 'typescript') {
-    const { dist } = await generateTypescript(doc.json, { declarations: req.options.include_types, deadline });
+    const { dist } = await generateTypescript(doc.json, { declarations: req.options.include_types, deadline, cacheDir });
     built = await buildNpmPackage(dist, meta);
   } else {
-    const files = await generatePython(doc.json, { projectName: req.package_name, importName: pythonImportName(req.package_name), version: doc.version, deadline });
+    const files = await generatePython(doc.json, { projectName: req.package_name, importName: pythonImportName(req.package_name), version: doc.version, deadline, cacheDir });
     built = await buildWheel(files, meta);
   }
   const id = newId('sdkp');

@@ -7,6 +7,8 @@
  *   post-hooks (no ruff run: the output is the templates' own, deterministic).
  * Every command is execFile with an argument array (no shell); inputs are files the job wrote.
  * Returns the generated files by relative path, for package.ts to lay out and archive.
+ * With `cacheDir` (SDK_GENERATOR_CACHE_DIR, set by the test suite) a job whose exact input, recipe
+ * and tools were generated before is answered from generator-cache.ts instead of running again.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, REPO_ROOT } from '../../platform/config';
+import { cachedGeneration } from './generator-cache';
 
 export type GeneratedFiles = Map<string, Buffer>;
 
@@ -111,7 +114,20 @@ export interface TypescriptOutput {
  * TypeScript: hey-api writes src/*.ts (imports with .js extensions, ESM), tsc compiles it to
  * dist/ for Node 18+ and browsers (fetch). `declarations` adds the .d.ts files.
  */
-export async function generateTypescript(documentJson: string, opts: { declarations: boolean; deadline: number }): Promise<TypescriptOutput> {
+export async function generateTypescript(documentJson: string, opts: { declarations: boolean; deadline: number; cacheDir?: string }): Promise<TypescriptOutput> {
+  const job = { generator: 'typescript' as const, documentJson, declarations: opts.declarations };
+  const dist = await cachedGeneration(opts.cacheDir, job, { deadline: opts.deadline, timedOut: () => waitedTooLong('@hey-api/openapi-ts') }, () =>
+    runTypescript(documentJson, opts),
+  );
+  return { dist };
+}
+
+/** A generator whose identical job another process was running did not finish within our budget. */
+function waitedTooLong(what: string): SdkGeneratorError {
+  return new SdkGeneratorError('SDK_GENERATOR_TIMEOUT', `${what}: the same generation, run by another process, did not finish in time`);
+}
+
+async function runTypescript(documentJson: string, opts: { declarations: boolean; deadline: number }): Promise<GeneratedFiles> {
   return inJobDir('sdk-ts-', async (dir) => {
     const env = toolEnv(dir);
     await writeFile(path.join(dir, 'openapi.json'), documentJson);
@@ -146,15 +162,29 @@ export async function generateTypescript(documentJson: string, opts: { declarati
     );
     await run(process.execPath, [RUNNER, path.join(dir, 'openapi-ts.json')], { cwd: dir, env, deadline: opts.deadline, what: '@hey-api/openapi-ts' });
     await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')], { cwd: dir, env, deadline: opts.deadline, what: 'tsc' });
-    return { dist: await collect(path.join(dir, 'dist')) };
+    return collect(path.join(dir, 'dist'));
   });
 }
 
 /** Python: the package's files (no project metadata: package.ts writes the wheel's), relative to the package folder. */
 export async function generatePython(
   documentJson: string,
-  opts: { projectName: string; importName: string; version: string; deadline: number },
+  opts: { projectName: string; importName: string; version: string; deadline: number; cacheDir?: string },
 ): Promise<GeneratedFiles> {
+  const cfg = loadConfig();
+  const job = {
+    generator: 'python' as const,
+    documentJson,
+    projectName: opts.projectName,
+    importName: opts.importName,
+    version: opts.version,
+    python: cfg.sdkPython,
+    toolsDir: cfg.sdkPythonToolsDir,
+  };
+  return cachedGeneration(opts.cacheDir, job, { deadline: opts.deadline, timedOut: () => waitedTooLong('openapi-python-client') }, () => runPython(documentJson, opts));
+}
+
+async function runPython(documentJson: string, opts: { projectName: string; importName: string; version: string; deadline: number }): Promise<GeneratedFiles> {
   const cfg = loadConfig();
   return inJobDir('sdk-py-', async (dir) => {
     await writeFile(path.join(dir, 'openapi.json'), documentJson);
