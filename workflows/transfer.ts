@@ -3,6 +3,7 @@ import {
   condition,
   defineQuery,
   defineSignal,
+  defineUpdate,
   log,
   patched,
   proxyActivities,
@@ -24,6 +25,12 @@ export interface TransferWorkflowInput {
 export type { TransferProgress, TransferStep } from '../domain/transfers/progress';
 
 export const progressQuery = defineQuery<TransferProgress>('progress');
+/**
+ * Resolves once the transfer is decided: reserved and assessed (completed, or waiting for a reviewer)
+ * or failed. The API asks it when a client sends `Prefer: wait=N` (domain/transfers/workflow.ts); it
+ * adds two history events to that run only, and no command, so histories replay with or without it.
+ */
+export const decidedUpdate = defineUpdate<TransferProgress>('decided');
 export const reviewSignal = defineSignal<[{ decision: 'approve' | 'reject'; reason?: string; reviewer: string }]>('review');
 
 // Business failures are not retried; infrastructure errors (database down) are, with back-off.
@@ -57,6 +64,10 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   };
   let review: { decision: 'approve' | 'reject'; reason?: string; reviewer: string } | undefined;
   setHandler(progressQuery, () => progress);
+  setHandler(decidedUpdate, async () => {
+    await condition(() => progress.status !== 'running' || progress.completed_steps.includes('risk_check'));
+    return progress;
+  });
   setHandler(reviewSignal, (d) => {
     review ??= d;
   });
