@@ -3,7 +3,9 @@ import {
   condition,
   defineQuery,
   defineSignal,
+  defineUpdate,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -23,14 +25,27 @@ export interface TransferWorkflowInput {
 export type { TransferProgress, TransferStep } from '../domain/transfers/progress';
 
 export const progressQuery = defineQuery<TransferProgress>('progress');
+/**
+ * Resolves once the transfer is decided: reserved and assessed (completed, or waiting for a reviewer)
+ * or failed. The API asks it when a client sends `Prefer: wait=N` (domain/transfers/workflow.ts); it
+ * adds two history events to that run only, and no command, so histories replay with or without it.
+ */
+export const decidedUpdate = defineUpdate<TransferProgress>('decided');
 export const reviewSignal = defineSignal<[{ decision: 'approve' | 'reject'; reason?: string; reviewer: string }]>('review');
 
 // Business failures are not retried; infrastructure errors (database down) are, with back-off.
-const { validateTransfer, reserveTransfer, assessTransferRisk, postTransfer, compensateTransfer } =
+const { runTransfer, validateTransfer, reserveTransfer, assessTransferRisk, postTransfer, compensateTransfer } =
   proxyActivities<TransferActivities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
   });
+
+/**
+ * Histories started after this marker run the transfer as one activity (runTransfer: validate,
+ * reserve, limits and risk, post when approved, in one database transaction), 12 history events on
+ * the approved path instead of 31; older histories replay the four activities.
+ */
+export const SINGLE_ACTIVITY_PATCH = 'transfer-single-activity';
 
 /**
  * validate → reserve (pending ledger entry) → limits and risk → [operator review] → post → complete.
@@ -49,6 +64,10 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
   };
   let review: { decision: 'approve' | 'reject'; reason?: string; reviewer: string } | undefined;
   setHandler(progressQuery, () => progress);
+  setHandler(decidedUpdate, async () => {
+    await condition(() => progress.status !== 'running' || progress.completed_steps.includes('risk_check'));
+    return progress;
+  });
   setHandler(reviewSignal, (d) => {
     review ??= d;
   });
@@ -60,9 +79,47 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     progress.completed_steps.push(s);
   };
   const setStatus = (status: string) => upsertSearchAttributes([{ key: SA.businessStatus, value: status }] as never);
+  // An operator's decision within the review window, or the transfer fails (compensated below).
+  const awaitReview = async () => {
+    step('review');
+    progress.status = 'awaiting_review';
+    setStatus('pending_review');
+    const decided = await condition(() => review !== undefined, input.reviewTimeoutMs ?? 24 * 3600 * 1000);
+    progress.status = 'running';
+    if (!decided) throw ApplicationFailure.nonRetryable('No review decision before the review deadline', 'REVIEW_TIMEOUT');
+    if (review!.decision === 'reject') {
+      throw ApplicationFailure.nonRetryable(review!.reason ?? `Rejected by ${review!.reviewer}`, 'REVIEW_REJECTED');
+    }
+    done('review');
+  };
+  const complete = () => {
+    step('complete');
+    done('complete');
+    progress.status = 'completed';
+    setStatus('completed');
+    return progress;
+  };
 
   let reserved = false;
   try {
+    if (patched(SINGLE_ACTIVITY_PATCH)) {
+      step('validate');
+      const run = await runTransfer({ transferId: input.transferId, workflowId });
+      // The activity committed the reservation (it rolls back whole when it fails).
+      reserved = true;
+      done('validate');
+      done('reserve');
+      done('risk_check');
+      if (run.decision.decision === 'reject') throw ApplicationFailure.nonRetryable(run.decision.reason, 'RISK_REJECTED');
+      if (!run.posted) {
+        await awaitReview();
+        step('post');
+        await postTransfer({ transferId: input.transferId, workflowId });
+      }
+      done('post');
+      return complete();
+    }
+
     step('validate');
     await validateTransfer({ transferId: input.transferId, workflowId });
     done('validate');
@@ -79,27 +136,12 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
     if (risk.decision === 'reject') {
       throw ApplicationFailure.nonRetryable(risk.reason, 'RISK_REJECTED');
     }
-    if (risk.decision === 'review') {
-      step('review');
-      progress.status = 'awaiting_review';
-      setStatus('pending_review');
-      const decided = await condition(() => review !== undefined, input.reviewTimeoutMs ?? 24 * 3600 * 1000);
-      progress.status = 'running';
-      if (!decided) throw ApplicationFailure.nonRetryable('No review decision before the review deadline', 'REVIEW_TIMEOUT');
-      if (review!.decision === 'reject') {
-        throw ApplicationFailure.nonRetryable(review!.reason ?? `Rejected by ${review!.reviewer}`, 'REVIEW_REJECTED');
-      }
-      done('review');
-    }
+    if (risk.decision === 'review') await awaitReview();
 
     step('post');
     await postTransfer({ transferId: input.transferId, workflowId });
     done('post');
-    step('complete');
-    done('complete');
-    progress.status = 'completed';
-    setStatus('completed');
-    return progress;
+    return complete();
   } catch (err) {
     const failure = asFailure(err);
     log.warn('transfer failed', { transferId: input.transferId, code: failure.code });

@@ -34,76 +34,113 @@ async function stepCompleted(c: Parameters<typeof emitTransferEvents>[0], t: Tra
   await emitTransferEvents(c, t, ['workflow.step_completed'], { step, ...extra });
 }
 
+/** Accounts still usable; a transfer already decided (a replayed step) passes through. */
+async function validateIn(c: pg.PoolClient, t: Transfer): Promise<void> {
+  if (t.status !== 'pending') return;
+  const facts = await accountFacts(c, [t.fromAccountId, t.toAccountId]);
+  const from = facts.get(t.fromAccountId)!;
+  const to = facts.get(t.toAccountId)!;
+  const refused = statusRefusal('from', from.status) ?? statusRefusal('to', to.status);
+  if (refused) businessFailure(refused);
+  await stepCompleted(c, t, 'validate');
+}
+
+/** Pending ledger entry for amount and fee, keyed by workflow and step: a retry finds the first. */
+async function reserveIn(c: pg.PoolClient, t: Transfer, workflowId: string, transfers: TransferService): Promise<Transfer> {
+  if (t.entryId) return t;
+  const lines = await transfers.buildTransferLines(t, c);
+  const entry = await postEntry(
+    {
+      environment: t.environment,
+      idempotencyKey: workflowIdempotencyKey(workflowId, 'reserve'),
+      type: 'transfer',
+      reference: t.reference ?? undefined,
+      description: t.description ?? undefined,
+      lines,
+      pending: true,
+      pendingTimeoutSeconds: RESERVATION_TIMEOUT_SECONDS,
+      userId: t.userId,
+      metadata: { transfer_id: t.id, workflow_id: workflowId },
+    },
+    c,
+  ).catch(businessFailure);
+  const updated = await updateTransfer(c, t.id, { entry_id: entry.id });
+  await stepCompleted(c, updated, 'reserve', { entry_id: entry.id });
+  return updated;
+}
+
+async function assessIn(c: pg.PoolClient, t: Transfer): Promise<RiskDecision> {
+  const decision = await assessRisk(t, c);
+  if (decision.decision === 'review' && t.status === 'pending') {
+    const updated = await updateTransfer(c, t.id, { status: 'pending_review' });
+    await emitTransferEvents(c, updated, ['workflow.step_completed'], { step: 'risk_check', decision });
+  } else {
+    await stepCompleted(c, t, 'risk_check', { decision });
+  }
+  return decision;
+}
+
+/** Posts the reservation; the transfer completes in the same database transaction. */
+async function postIn(c: pg.PoolClient, t: Transfer, workflowId: string): Promise<void> {
+  if (t.status === 'completed') return;
+  if (!t.entryId) throw ApplicationFailure.nonRetryable('transfer has no reservation', 'NOT_RESERVED');
+  await postPending(t.entryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'post') }, c).catch(businessFailure);
+  const updated = await updateTransfer(c, t.id, { status: 'completed', completed_at: 'now' });
+  await emitTransferEvents(c, updated, ['workflow.step_completed'], { step: 'post' });
+  await emitTransferEvents(c, updated, ['transfer.completed', 'workflow.completed']);
+}
+
+/** What runTransfer did: the risk decision, and whether the transfer is posted (approved) or waits. */
+export interface TransferRun {
+  decision: RiskDecision;
+  posted: boolean;
+}
+
 /** The transfer activities, on the worker's pool and transfer service (built once in worker/index.ts). */
 export function createTransferActivities(deps: { pool: pg.Pool; transfers: TransferService }) {
   const withTransaction = <T>(fn: (c: pg.PoolClient) => Promise<T>) => inTransaction(fn, deps.pool);
   return {
-    /** Accounts still usable; a transfer already decided (a replayed step) passes through. */
-    async validateTransfer({ transferId }: TransferStepInput): Promise<void> {
-      await withTransaction(async (c) => {
-        const t = await lockTransfer(c, transferId);
-        if (t.status !== 'pending') return;
-        const facts = await accountFacts(c, [t.fromAccountId, t.toAccountId]);
-        const from = facts.get(t.fromAccountId)!;
-        const to = facts.get(t.toAccountId)!;
-        const refused = statusRefusal('from', from.status) ?? statusRefusal('to', to.status);
-        if (refused) businessFailure(refused);
-        await stepCompleted(c, t, 'validate');
+    /**
+     * The transfer in one activity and one database transaction (docs/operations.md, "Workflow
+     * shape"): validate, reserve (the pending entry keyed by workflow and 'reserve'), the limits and
+     * risk assessment, and, when approved, the post (keyed by 'post'). The same steps, keys and
+     * events as the four activities below, which histories started before it still replay. A review
+     * or a rejection commits the reservation and returns the decision: the workflow waits for the
+     * reviewer, or compensates. A retry after the commit finds the transfer decided.
+     */
+    async runTransfer({ transferId, workflowId }: TransferStepInput): Promise<TransferRun> {
+      return withTransaction(async (c) => {
+        let t = await lockTransfer(c, transferId);
+        if (t.status === 'completed') return { decision: { decision: 'approve', reason: 'already posted', usd_equivalent: '' }, posted: true };
+        if (t.status === 'pending_review') return { decision: { decision: 'review', reason: 'awaiting review', usd_equivalent: '' }, posted: false };
+        // A late attempt after the workflow compensated must not reserve again.
+        if (t.status !== 'pending') throw ApplicationFailure.nonRetryable(`The transfer is already ${t.status}`, 'TRANSFER_CLOSED');
+        await validateIn(c, t);
+        t = await reserveIn(c, t, workflowId, deps.transfers);
+        const decision = await assessIn(c, t);
+        if (decision.decision !== 'approve') return { decision, posted: false };
+        await postIn(c, t, workflowId);
+        return { decision, posted: true };
       });
     },
 
-    /** Pending ledger entry for amount and fee, keyed by workflow and step: a retry finds the first. */
+    async validateTransfer({ transferId }: TransferStepInput): Promise<void> {
+      await withTransaction(async (c) => validateIn(c, await lockTransfer(c, transferId)));
+    },
+
     async reserveTransfer({ transferId, workflowId }: TransferStepInput): Promise<{ entryId: string }> {
       return withTransaction(async (c) => {
-        const t = await lockTransfer(c, transferId);
-        if (t.entryId) return { entryId: t.entryId };
-        const lines = await deps.transfers.buildTransferLines(t, c);
-        const entry = await postEntry(
-          {
-            environment: t.environment,
-            idempotencyKey: workflowIdempotencyKey(workflowId, 'reserve'),
-            type: 'transfer',
-            reference: t.reference ?? undefined,
-            description: t.description ?? undefined,
-            lines,
-            pending: true,
-            pendingTimeoutSeconds: RESERVATION_TIMEOUT_SECONDS,
-            userId: t.userId,
-            metadata: { transfer_id: t.id, workflow_id: workflowId },
-          },
-          c,
-        ).catch(businessFailure);
-        const updated = await updateTransfer(c, t.id, { entry_id: entry.id });
-        await stepCompleted(c, updated, 'reserve', { entry_id: entry.id });
-        return { entryId: entry.id };
+        const t = await reserveIn(c, await lockTransfer(c, transferId), workflowId, deps.transfers);
+        return { entryId: t.entryId! };
       });
     },
 
     async assessTransferRisk({ transferId }: TransferStepInput): Promise<RiskDecision> {
-      return withTransaction(async (c) => {
-        const t = await lockTransfer(c, transferId);
-        const decision = await assessRisk(t, c);
-        if (decision.decision === 'review' && t.status === 'pending') {
-          const updated = await updateTransfer(c, t.id, { status: 'pending_review' });
-          await emitTransferEvents(c, updated, ['workflow.step_completed'], { step: 'risk_check', decision });
-        } else {
-          await stepCompleted(c, t, 'risk_check', { decision });
-        }
-        return decision;
-      });
+      return withTransaction(async (c) => assessIn(c, await lockTransfer(c, transferId)));
     },
 
-    /** Posts the reservation; the transfer completes in the same database transaction. */
     async postTransfer({ transferId, workflowId }: TransferStepInput): Promise<void> {
-      await withTransaction(async (c) => {
-        const t = await lockTransfer(c, transferId);
-        if (t.status === 'completed') return;
-        if (!t.entryId) throw ApplicationFailure.nonRetryable('transfer has no reservation', 'NOT_RESERVED');
-        await postPending(t.entryId, { idempotencyKey: workflowIdempotencyKey(workflowId, 'post') }, c).catch(businessFailure);
-        const updated = await updateTransfer(c, t.id, { status: 'completed', completed_at: 'now' });
-        await emitTransferEvents(c, updated, ['workflow.step_completed'], { step: 'post' });
-        await emitTransferEvents(c, updated, ['transfer.completed', 'workflow.completed']);
-      });
+      await withTransaction(async (c) => postIn(c, await lockTransfer(c, transferId), workflowId));
     },
 
     /**

@@ -114,7 +114,7 @@ export function forgetConsumers(): void {
 /**
  * Processes a batch of messages: one transaction records the receipts and runs the handler on
  * the events not seen before; after it commits, afterCommit, then every message is acknowledged
- * (the duplicates too). A failure naks them all for a redelivery after `retryMs`.
+ * (the duplicates too; not waiting for the broker's confirmation). A failure naks them all for a redelivery after `retryMs`.
  */
 export async function processMessages<R>(spec: ConsumerSpec<R>, msgs: JsMsg[], retryMs = 1000): Promise<BatchResult> {
   if (msgs.length === 0) return { received: 0, processed: 0, duplicates: 0 };
@@ -140,7 +140,10 @@ export async function processMessages<R>(spec: ConsumerSpec<R>, msgs: JsMsg[], r
       return { fresh, result: fresh.length ? await spec.handle(c, fresh) : undefined };
     });
     if (fresh.length && spec.afterCommit) await spec.afterCommit(result as R);
-    await Promise.all(msgs.map((m) => m.ackAck().catch(() => false)));
+    // A plain ack, not a confirmed one (ackAck is a request and a reply per message): an ack that is
+    // lost only redelivers the message after ack_wait, and every consumer already takes a copy
+    // twice as once (receipts, or effects unique per event).
+    for (const m of msgs) m.ack();
     return { received: msgs.length, processed: fresh.length, duplicates: events.length - fresh.length };
   } catch (err) {
     for (const m of msgs) m.nak(retryMs);

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { DomainError } from '../platform/errors';
 import { getTransfer, type CreateTransferInput, type Transfer, type TransferService } from './index';
-import { signalTransferReview, startTransferWorkflow } from './workflow';
+import { awaitTransferDecision, signalTransferReview, startTransferWorkflow } from './workflow';
 
 /**
  * Creates a transfer: posted at once in one database transaction (`workflow` false), or recorded
@@ -14,7 +14,7 @@ import { signalTransferReview, startTransferWorkflow } from './workflow';
  * it is, and one the first run died before starting starts now; if Temporal refuses, the transfer is
  * left pending (its workflow may be running) and the caller may retry.
  */
-export async function startTransfer(transfers: TransferService, input: CreateTransferInput, opts: { workflow: boolean }): Promise<Transfer> {
+export async function startTransfer(transfers: TransferService, input: CreateTransferInput, opts: { workflow: boolean; waitMs?: number }): Promise<Transfer> {
   if (!opts.workflow) return transfers.createImmediateTransfer(input);
   const t = await transfers.createWorkflowTransfer(input);
   if (t.replayed) {
@@ -27,7 +27,13 @@ export async function startTransfer(transfers: TransferService, input: CreateTra
   await startTransferWorkflow(t).catch(() => {
     throw new DomainError('WORKFLOW_UNAVAILABLE', 'The transfer could not be started; nothing was moved. Retry later.');
   });
-  return t;
+  return opts.waitMs ? decidedWithin(t, opts.waitMs) : t;
+}
+
+/** The transfer as its workflow left it within `ms` (completed, pending_review, failed), or still pending. */
+async function decidedWithin(t: Transfer, ms: number): Promise<Transfer> {
+  await awaitTransferDecision(t.workflowId!, ms);
+  return (await getTransfer(t.id)) ?? t;
 }
 
 /**

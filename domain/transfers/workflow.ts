@@ -34,6 +34,24 @@ export async function startTransferWorkflow(t: Transfer, opts: { failOnRefusal?:
   });
 }
 
+/**
+ * Waits at most `ms` for the transfer's workflow to decide it (the workflow's `decided` update:
+ * reserved and assessed, or failed), without holding a database connection. True when it did; false
+ * on the deadline or when the workflow cannot be asked (already closed: the caller reads the record).
+ */
+export async function awaitTransferDecision(workflowId: string, ms: number): Promise<boolean> {
+  const client = await getTemporalClient();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([client.workflow.getHandle(workflowId).executeUpdate('decided').then(() => true, () => false), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Live progress of a running transfer workflow, or undefined when it cannot be asked. */
 export async function queryTransferProgress(workflowId: string): Promise<TransferProgress | undefined> {
   try {

@@ -212,6 +212,13 @@ export async function benchTransfers(): Promise<void> {
       console.log(
         `${'workflow transfers completed'.padEnd(40)} ${(ids.length / seconds).toFixed(0).padStart(7)} /s   (${ids.length} in ${seconds.toFixed(1)} s; ${rows.map((r) => `${r.status} ${r.n}`).join(', ')})`,
       );
+      // Request to completed, from the transfers' own timestamps (created in the API's transaction, completed in the post's).
+      const lat = await pool.query<{ p50: number; p99: number }>(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+           FROM (SELECT extract(epoch FROM completed_at - created_at) * 1000 AS ms FROM transfers WHERE id = ANY($1::text[]) AND completed_at IS NOT NULL) t`,
+        [ids],
+      );
+      console.log(`workflow transfer, request to completed: p50 ${Number(lat.rows[0].p50).toFixed(0)} ms, p99 ${Number(lat.rows[0].p99).toFixed(0)} ms`);
       const cpu1 = await cpuShares();
       const cpuLine = [
         ...(['temporal', 'api', 'worker'] as const).map((k) => `${k} ${((cpu1[k] - cpu0[k]) / Math.max(1, ids.length)).toFixed(2)} ms`),
@@ -227,41 +234,50 @@ export async function benchTransfers(): Promise<void> {
         maxConcurrentActivityTaskExecutions: 100,
       });
       const yardRun = yardWorker.run();
-      const yCpu0 = { temporal: (await cpuShares()).temporal, self: process.cpuUsage() };
-      const y0 = Date.now();
-      const handles: WorkflowHandle[] = [];
-      let k = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (k < ids.length) {
-            const i = k++;
-            handles.push(
-              await temporal.client.workflow.start('noopTransferShape', {
-                taskQueue: 'bench-yardstick',
-                workflowId: `yard-${i}`,
-                // The same search attributes a transfer starts with (domain/temporal/start.ts).
-                typedSearchAttributes: [
-                  { key: SA.transferId, value: `txfr_yard_${i}` },
-                  { key: SA.accountIds, value: [accounts[0], accounts[1]] },
-                  { key: SA.assetCode, value: 'USD' },
-                  { key: SA.amount, value: '10.00' },
-                  { key: SA.businessStatus, value: 'pending' },
-                  { key: SA.environment, value: 'sandbox' },
-                  { key: SA.userId, value: user!.id },
-                ],
-              }),
-            );
-          }
-        }),
-      );
-      await Promise.all(handles.map((h) => h.result()));
-      const ys = (Date.now() - y0) / 1000;
-      const ySelf = process.cpuUsage(yCpu0.self);
-      const yTemporal = (await cpuShares()).temporal - yCpu0.temporal;
-      if (ids.length > 0) console.log(
-        `CPU per no-op workflow: temporal ${(yTemporal / Math.max(1, ids.length)).toFixed(2)} ms, worker (this process, incl. starting them) ${((ySelf.user + ySelf.system) / 1000 / Math.max(1, ids.length)).toFixed(2)} ms`,
-      );
-      console.log(`${'no-op workflows of the same shape'.padEnd(40)} ${(ids.length / ys).toFixed(0).padStart(7)} /s   (${ids.length} in ${ys.toFixed(1)} s: the Temporal server's rate here)`);
+      // History events per workflow transfer (one finished run), the figure a production cluster persists.
+      const sample = await temporal.client.workflow.getHandle(`transfer-${ids[0]}`).fetchHistory().catch(() => undefined);
+      if (sample) console.log(`history events per workflow transfer: ${sample.events?.length ?? 0}`);
+      for (const [shape, label] of [
+        ['noopTransferShape', 'no-op workflows of the old shape (4 activities)'],
+        ['noopTransferSingleActivity', 'no-op workflows of the current shape'],
+      ] as const) {
+        const yCpu0 = { temporal: (await cpuShares()).temporal, self: process.cpuUsage() };
+        const y0 = Date.now();
+        const handles: WorkflowHandle[] = [];
+        let k = 0;
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (k < ids.length) {
+              const i = k++;
+              handles.push(
+                await temporal.client.workflow.start(shape, {
+                  taskQueue: 'bench-yardstick',
+                  workflowId: `yard-${shape}-${i}`,
+                  // The same search attributes a transfer starts with (domain/temporal/start.ts).
+                  typedSearchAttributes: [
+                    { key: SA.transferId, value: `txfr_yard_${i}` },
+                    { key: SA.accountIds, value: [accounts[0], accounts[1]] },
+                    { key: SA.assetCode, value: 'USD' },
+                    { key: SA.amount, value: '10.00' },
+                    { key: SA.businessStatus, value: 'pending' },
+                    { key: SA.environment, value: 'sandbox' },
+                    { key: SA.userId, value: user!.id },
+                  ],
+                }),
+              );
+            }
+          }),
+        );
+        await Promise.all(handles.map((h) => h.result()));
+        const ys = (Date.now() - y0) / 1000;
+        const ySelf = process.cpuUsage(yCpu0.self);
+        const yTemporal = (await cpuShares()).temporal - yCpu0.temporal;
+        const events = (await handles[0]?.fetchHistory())?.events?.length ?? 0;
+        if (ids.length > 0) console.log(
+          `CPU per ${label}: temporal ${(yTemporal / Math.max(1, ids.length)).toFixed(2)} ms, worker (this process, incl. starting them) ${((ySelf.user + ySelf.system) / 1000 / Math.max(1, ids.length)).toFixed(2)} ms; ${events} history events`,
+        );
+        console.log(`${label.padEnd(40)} ${(ids.length / ys).toFixed(0).padStart(7)} /s   (${ids.length} in ${ys.toFixed(1)} s: the Temporal server's rate here)`);
+      }
       yardWorker.shutdown();
       await yardRun;
 

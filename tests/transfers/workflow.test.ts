@@ -80,6 +80,40 @@ describe('transfer workflow', () => {
     expect((await events(done.uuid)).map((e) => e.type)).toContain('transfer.failed');
   });
 
+  it('an approved transfer runs as one activity: at most 16 history events (was 31 with four activities)', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const to = await openFundedAccount(t, t.headers, '0');
+    const created = (await transfer({ from_account: from, to_account: to, amount: '10.00', asset_code: 'USD', workflow_enabled: true })).json().data;
+    await waitForTransfer(t, t.headers, created.uuid, settled);
+    const history = await (await getTemporalClient()).workflow.getHandle(created.workflow_id).fetchHistory();
+    const activities = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(activities).toEqual(['runTransfer']);
+    expect(history.events!.length).toBeLessThanOrEqual(16);
+    // The same ledger steps and events as the four-activity shape: a reservation, then its posting.
+    expect((await events(created.uuid)).filter((e) => e.type === 'workflow.step_completed').map((e) => e.data.step)).toEqual(['validate', 'reserve', 'risk_check', 'post']);
+  });
+
+  it('Prefer: wait=N answers once the workflow decided (completed, or pending_review), with Preference-Applied', async () => {
+    const from = await openFundedAccount(t, t.headers, '9000.00');
+    const to = await openFundedAccount(t, t.headers, '0');
+    const headers = { ...t.headers, prefer: 'wait=10' };
+    const small = await transfer({ from_account: from, to_account: to, amount: '10.00', asset_code: 'USD' }, headers);
+    expect(small.statusCode).toBe(201);
+    expect(small.headers['preference-applied']).toBe('wait=10');
+    expect(small.json().data.status).toBe('completed');
+    const large = await transfer({ from_account: from, to_account: to, amount: '6000.00', asset_code: 'USD' }, headers);
+    expect(large.json().data.status).toBe('pending_review');
+    const refused = await transfer({ from_account: from, to_account: to, amount: '8000.00', asset_code: 'USD' }, headers);
+    expect(refused.json().data).toMatchObject({ status: 'failed', failure: { code: 'INSUFFICIENT_FUNDS' } });
+    // Without the header (or with workflow_enabled false) nothing waits: pending, and no Preference-Applied.
+    const plain = await transfer({ from_account: from, to_account: to, amount: '1.00', asset_code: 'USD' });
+    expect(plain.json().data.status).toBe('pending');
+    expect(plain.headers['preference-applied']).toBeUndefined();
+    const sync = await transfer({ from_account: from, to_account: to, amount: '1.00', asset_code: 'USD', workflow_enabled: false }, headers);
+    expect(sync.json().data.status).toBe('completed');
+    expect(sync.headers['preference-applied']).toBeUndefined();
+  });
+
   it('a large transfer waits for review (progress query), and a rejection voids the reservation', async () => {
     const from = await openFundedAccount(t, t.headers, '9000.00');
     const to = await openFundedAccount(t, t.headers, '0');

@@ -21,3 +21,18 @@ export function createInput(p: Principal, b: TransferBody, requestKey: string | 
     metadata: b.metadata,
   };
 }
+
+/** The longest a client may ask the API to wait for a workflow transfer's decision (`Prefer: wait`). */
+export const MAX_DECISION_WAIT_SECONDS = 10;
+
+/**
+ * RFC 7240's `Prefer: wait=N` on a workflow transfer: the seconds the client will wait for the
+ * workflow to decide (capped at MAX_DECISION_WAIT_SECONDS), or undefined (answer at once, pending).
+ */
+export function decisionWaitSeconds(prefer: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(prefer) ? prefer.join(',') : prefer;
+  const m = value ? /(?:^|[,;\s])wait\s*=\s*"?(\d{1,6})"?/i.exec(value) : null;
+  if (!m) return undefined;
+  const seconds = Math.min(Number(m[1]), MAX_DECISION_WAIT_SECONDS);
+  return seconds > 0 ? seconds : undefined;
+}

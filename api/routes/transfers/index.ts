@@ -4,7 +4,7 @@ import { getTransferWithProgress } from '../../../domain/transfers/visibility';
 import { requestKeyOf } from '../../plugins/idempotency';
 import { envelope, errorResponses } from '../../schemas';
 import { principalOf } from '../../types';
-import { createInput } from '../../operations/transfers/input';
+import { createInput, decisionWaitSeconds, MAX_DECISION_WAIT_SECONDS } from '../../operations/transfers/input';
 import { presentTransfer } from '../../operations/transfers/presenters';
 import { fromLegacyBody, idParams, legacyTransferBody, reviewBody, transferBody, transferSchema, type LegacyTransferBody, type TransferBody } from '../../operations/transfers/schemas';
 
@@ -19,15 +19,21 @@ export default async function transferRoutes(app: FastifyInstance) {
           'The source account must be the caller\'s; the destination may be any account of the same environment. ' +
           'With workflow_enabled true (the default) a Temporal workflow validates, reserves the funds (pending entry), checks limits and risk ' +
           '(large transfers wait for an operator review), posts and completes; a failure after the reserve voids it (compensation). ' +
-          'The answer is 201 with status pending, workflow_id and estimated_completion. With workflow_enabled false the transfer is posted ' +
+          'The answer is 201 with status pending, workflow_id and estimated_completion; with the header `Prefer: wait=N` (RFC 7240, N seconds, at most ' +
+          `${MAX_DECISION_WAIT_SECONDS}) the API first waits up to N seconds for the workflow to decide (status completed, pending_review or failed) ` +
+          'and says so with `Preference-Applied: wait=N`; past N it answers pending as without the header. With workflow_enabled false the transfer is posted ' +
           'in one database transaction and returns completed. The fee (fees.transfer_fee) comes from the fee schedule and is paid by the sender.',
         body: transferBody,
+        headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200, description: 'wait=N: wait up to N seconds for a workflow transfer to be decided' } } },
         response: { 201: envelope(transferSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
       const b = request.body;
-      const t = await startTransfer(app.transfers, createInput(principalOf(request), b, requestKeyOf(request)), { workflow: b.workflow_enabled !== false });
+      const workflow = b.workflow_enabled !== false;
+      const wait = workflow ? decisionWaitSeconds(request.headers.prefer) : undefined;
+      const t = await startTransfer(app.transfers, createInput(principalOf(request), b, requestKeyOf(request)), { workflow, waitMs: wait && wait * 1000 });
+      if (wait) reply.header('preference-applied', `wait=${wait}`);
       return reply.code(201).send({ data: presentTransfer(t) });
     },
   );
