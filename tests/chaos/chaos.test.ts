@@ -1,6 +1,6 @@
 // The chaos test's slice in `npm test` (docs/operations.md "Chaos test"): scripts/chaos/run.ts in a
 // child process with its own database, Temporal dev server and nats-server, the API and the worker
-// as its children. While 70 transfers (plus swaps and rail payments) run for 20 s, the worker is
+// as its children. While 50 transfers (plus swaps and rail payments) run for 20 s, the worker is
 // killed on a clock (every 6 s, so at least three kills whatever the worker's start-up time), the
 // API and NATS are restarted once and a PostgreSQL connection is terminated; afterwards money,
 // workflows and events must be exactly right. CI also runs the bounded form (600 transfers, kills
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
 import { REPO_ROOT } from '../../domain/platform/config';
 
-const TRANSFERS = process.env.CHAOS_TEST_TRANSFERS ?? '70';
+const TRANSFERS = process.env.CHAOS_TEST_TRANSFERS ?? '50';
 const SLICE = ['--duration', '20', '--kill-mode', 'clock', '--kill-every', '6'];
 
 function childEnv(): NodeJS.ProcessEnv {

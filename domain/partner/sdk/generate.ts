@@ -19,7 +19,8 @@ import path from 'node:path';
 import { loadConfig, REPO_ROOT } from '../../platform/config';
 import { cachedGeneration } from './generator-cache';
 
-export type GeneratedFiles = Map<string, Buffer>;
+export type { GeneratedFiles } from './generator-cache';
+import type { GeneratedFiles } from './generator-cache';
 
 /** A generator that failed, timed out or is not installed. `retryable` only for a time-out. */
 export class SdkGeneratorError extends Error {

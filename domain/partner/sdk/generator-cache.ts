@@ -30,7 +30,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../../platform/config';
-import type { GeneratedFiles } from './generate';
 
 const FORMAT = 'sdk-generator-cache/1';
 /** A lock older than this is abandoned whoever holds it (a generator's own budget is 120 s by default). */
@@ -55,6 +54,9 @@ async function recipeHash(): Promise<string> {
   const parts = await Promise.all(['generate.ts', 'hey-api-runner.mjs'].map((f) => readFile(path.join(dir, f))));
   return sha256(Buffer.concat(parts.flatMap((p) => [p, Buffer.from('\0')])));
 }
+
+/** A generator's output: path → bytes (generate.ts re-exports it; defined here so the two do not import each other). */
+export type GeneratedFiles = Map<string, Buffer>;
 
 const require = createRequire(import.meta.url);
 /**
