@@ -3,7 +3,7 @@
 // platform's API and worker as child processes that can be SIGKILLed and started again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -196,9 +196,13 @@ export async function startInfra(): Promise<Infra> {
     mkdirSync(logDir, { recursive: true });
     // Bundled once, as `npm run worker:bundle` does: a restarted worker runs the same code without
     // bundling it again (seconds of CPU per restart, on the cores the load needs).
-    const workflowBundle = path.join(logDir, 'workflow-bundle.js');
-    const { bundleWorkflows } = await import('../../worker');
-    writeFileSync(workflowBundle, await bundleWorkflows());
+    // A bundle the caller already has (the test run's, WORKFLOW_BUNDLE_PATH) is used as it is.
+    const given = process.env.WORKFLOW_BUNDLE_PATH;
+    const workflowBundle = given && existsSync(given) ? given : path.join(logDir, 'workflow-bundle.js');
+    if (workflowBundle !== given) {
+      const { bundleWorkflows } = await import('../../worker');
+      writeFileSync(workflowBundle, await bundleWorkflows());
+    }
     const apiPort = await freePort();
     const taskQueue = `chaos-${id}`;
     const stream = `CHAOS_${id}`;

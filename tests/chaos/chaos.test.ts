@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
+import { runBundleFile } from '../helpers/worker';
 import { REPO_ROOT } from '../../domain/platform/config';
 
 const TRANSFERS = process.env.CHAOS_TEST_TRANSFERS ?? '50';
@@ -21,6 +22,8 @@ function childEnv(): NodeJS.ProcessEnv {
   for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_ENV' || k === 'DATABASE_URL' || k.startsWith('EVENTS_') || k.startsWith('TEMPORAL_')) delete env[k];
   // The suite's PostgreSQL server (embedded or TEST_DATABASE_URL): the run creates its database there.
   env.CHAOS_DATABASE_URL ??= inject('adminDatabaseUrl');
+  // The run's workflow bundle (built once by the global setup), not a second webpack build.
+  env.WORKFLOW_BUNDLE_PATH = runBundleFile();
   // A killed worker's workflows move to its successor after 2 s rather than the default 10 s (the
   // sticky queue's timeout): the same faults, less time waiting out each kill. CI's bounded run keeps 10 s.
   env.WORKER_STICKY_TIMEOUT_MS ??= '2000';

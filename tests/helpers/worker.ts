@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
@@ -213,4 +214,11 @@ function installHistoryRecorder(): void {
     };
     return worker;
   };
+}
+
+/** The run's workflow bundle (built once by the global setup) as a file, as `npm run worker:bundle` writes one. */
+export function runBundleFile(): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'workflow-bundle-')), 'workflows.js');
+  writeFileSync(file, inject('workflowBundleCode'));
+  return file;
 }

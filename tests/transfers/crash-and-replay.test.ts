@@ -1,6 +1,6 @@
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { getPool } from '../../domain/db/pool';
 import { REPO_ROOT } from '../../domain/platform/config';
 import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
-import { startTestWorker, type TestWorker } from '../helpers/worker';
+import { runBundleFile, startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
 
 let t: TestApp;
@@ -27,13 +27,6 @@ afterAll(async () => {
   for (const w of workers) await w.stop();
   await t.close();
 });
-
-/** The run's workflow bundle (built once by the global setup) as a file, as `npm run worker:bundle` writes one. */
-function runBundleFile(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'workflow-bundle-')), 'workflows.js');
-  writeFileSync(file, inject('workflowBundleCode'));
-  return file;
-}
 
 /**
  * `npm run worker` as a separate process, so the test can kill it like a crash would. It runs the
