@@ -10,7 +10,7 @@ import { loadConfig } from '../../platform/config';
 import { newId } from '../../platform/ids';
 import { generatePython, generateTypescript, pythonGenerator, typescriptGenerator, type GeneratorInfo } from './generate';
 import { buildNpmPackage, buildWheel, type BuiltPackage, type PackageMeta } from './package';
-import { pythonImportName, type SdkLanguage, type SdkRequest } from './request';
+import type { SdkLanguage, SdkRequest } from './request';
 import { sdkDocument, type SdkDocument } from './spec';
 import { findGeneration, insertPackage, packagesByCacheKey, toPackageResult, type SdkPackageResult } from './store';
 
@@ -89,7 +89,7 @@ export async function buildSdkPackage(generationId: string, language: SdkLanguag
     const { dist } = await generateTypescript(doc.json, { declarations: req.options.include_types, deadline, cacheDir });
     built = await buildNpmPackage(dist, meta);
   } else {
-    const files = await generatePython(doc.json, { projectName: req.package_name, importName: pythonImportName(req.package_name), version: doc.version, deadline, cacheDir });
+    const files = await generatePython(doc.json, { deadline, cacheDir });
     built = await buildWheel(files, meta);
   }
   const id = newId('sdkp');

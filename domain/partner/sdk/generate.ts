@@ -167,34 +167,25 @@ async function runTypescript(documentJson: string, opts: { declarations: boolean
   });
 }
 
-/** Python: the package's files (no project metadata: package.ts writes the wheel's), relative to the package folder. */
-export async function generatePython(
-  documentJson: string,
-  opts: { projectName: string; importName: string; version: string; deadline: number; cacheDir?: string },
-): Promise<GeneratedFiles> {
+/**
+ * Python: the package's files (no project metadata: package.ts writes the wheel's), relative to the
+ * package folder. With `--meta none` the generator writes only the package's modules, which import
+ * each other relatively, so the project's name, import name and version are not passed: the output
+ * depends on the document alone, and one generation (or cache entry) serves every package name.
+ */
+export async function generatePython(documentJson: string, opts: { deadline: number; cacheDir?: string }): Promise<GeneratedFiles> {
   const cfg = loadConfig();
-  const job = {
-    generator: 'python' as const,
-    documentJson,
-    projectName: opts.projectName,
-    importName: opts.importName,
-    version: opts.version,
-    python: cfg.sdkPython,
-    toolsDir: cfg.sdkPythonToolsDir,
-  };
+  const job = { generator: 'python' as const, documentJson, python: cfg.sdkPython, toolsDir: cfg.sdkPythonToolsDir };
   return cachedGeneration(opts.cacheDir, job, { deadline: opts.deadline, timedOut: () => waitedTooLong('openapi-python-client') }, () => runPython(documentJson, opts));
 }
 
-async function runPython(documentJson: string, opts: { projectName: string; importName: string; version: string; deadline: number }): Promise<GeneratedFiles> {
+async function runPython(documentJson: string, opts: { deadline: number }): Promise<GeneratedFiles> {
   const cfg = loadConfig();
   return inJobDir('sdk-py-', async (dir) => {
     await writeFile(path.join(dir, 'openapi.json'), documentJson);
     await writeFile(
       path.join(dir, 'config.json'),
       JSON.stringify({
-        project_name_override: opts.projectName,
-        package_name_override: opts.importName,
-        package_version_override: opts.version,
         post_hooks: [],
         // The MiFID report file is XML: read it as text rather than leaving the operation without a response.
         content_type_overrides: { 'application/xml': 'text/xml' },

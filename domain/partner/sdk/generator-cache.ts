@@ -6,7 +6,7 @@
  * An entry is one file, <key>.json, holding the generated files. The key is the SHA-256 of
  * everything that shapes them, so a stale entry cannot be found:
  * - the generator input: the document's exact text and the job's parameters (TypeScript:
- *   declarations; Python: project, import name and version);
+ *   declarations; Python: none, the package's names are not generator input);
  * - the recipe: generate.ts and hey-api-runner.mjs, byte for byte (configurations, flags, steps);
  * - the tools as installed: for TypeScript node_modules/.package-lock.json (every installed
  *   package's version and integrity: hey-api, TypeScript and their dependencies) and the versions of
@@ -101,7 +101,7 @@ function canonical(value: unknown): string {
 
 export type GeneratorJob =
   | { generator: 'typescript'; documentJson: string; declarations: boolean }
-  | { generator: 'python'; documentJson: string; projectName: string; importName: string; version: string; python: string; toolsDir: string };
+  | { generator: 'python'; documentJson: string; python: string; toolsDir: string };
 
 /** The job's cache key, or null when its tools cannot be fingerprinted (then it runs uncached). */
 export async function generatorCacheKey(job: GeneratorJob): Promise<string | null> {
