@@ -7,6 +7,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -39,6 +40,21 @@ const { runTransfer, validateTransfer, reserveTransfer, assessTransferRisk, post
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
   });
+
+/**
+ * runTransfer as a local activity: the worker that holds the workflow task runs it and records its
+ * result in a marker, so an approved transfer is one workflow task (no activity task through the
+ * server's matching, no second workflow task). Same transaction, keys and retry policy as the regular
+ * activity: a worker killed mid-run loses the workflow task, and the next worker runs it again,
+ * which finds the transfer decided (the run is idempotent, keyed by workflow id and step).
+ */
+const local = proxyLocalActivities<TransferActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+/** Histories started after this marker run runTransfer as a local activity (8 history events when approved). */
+export const LOCAL_ACTIVITY_PATCH = 'transfer-local-activity';
 
 /**
  * Histories started after this marker run the transfer as one activity (runTransfer: validate,
@@ -102,9 +118,10 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<Tr
 
   let reserved = false;
   try {
-    if (patched(SINGLE_ACTIVITY_PATCH)) {
+    const asLocal = patched(LOCAL_ACTIVITY_PATCH);
+    if (asLocal || patched(SINGLE_ACTIVITY_PATCH)) {
       step('validate');
-      const run = await runTransfer({ transferId: input.transferId, workflowId });
+      const run = await (asLocal ? local.runTransfer : runTransfer)({ transferId: input.transferId, workflowId });
       // The activity committed the reservation (it rolls back whole when it fails).
       reserved = true;
       done('validate');

@@ -50,7 +50,9 @@ export async function benchTransfers(): Promise<void> {
   const cli = findTemporalCli();
   if (!cli) throw new Error('Temporal CLI not found (npm ci installs it)');
   const temporal = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
+    server: { executable: { type: 'existing-path', path: cli }, searchAttributes: ALL_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' },
+      // BENCH_TEMPORAL_ARGS: more dev-server flags, e.g. '--dynamic-config-value system.enableActivityEagerExecution=true'.
+      extraArgs: (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').filter(Boolean) },
   });
   const children: ChildProcess[] = [];
   try {
@@ -239,7 +241,8 @@ export async function benchTransfers(): Promise<void> {
       if (sample) console.log(`history events per workflow transfer: ${sample.events?.length ?? 0}`);
       for (const [shape, label] of [
         ['noopTransferShape', 'no-op workflows of the old shape (4 activities)'],
-        ['noopTransferSingleActivity', 'no-op workflows of the current shape'],
+        ['noopTransferSingleActivity', 'no-op workflows of the one-activity shape'],
+        ['noopTransferLocalActivity', 'no-op workflows of the current shape (local activity)'],
       ] as const) {
         const yCpu0 = { temporal: (await cpuShares()).temporal, self: process.cpuUsage() };
         const y0 = Date.now();

@@ -69,7 +69,7 @@ describe('workflow history replay', () => {
     // The transfer fixture with its first scheduled activity renamed, as if the code had changed
     // which activity it runs first: the replay must report a DeterminismViolationError for that file.
     const dir = mkdtempSync(path.join(tmpdir(), 'replay-'));
-    const original = fixtures.find((f) => f.file === 'transferWorkflow-completed.json')!;
+    const original = fixtures.find((f) => f.file === 'transferWorkflow-completed-single-activity.json')!;
     const tampered = structuredClone(original.json);
     const scheduled = tampered.events.find((e) => e.activityTaskScheduledEventAttributes)!;
     scheduled.activityTaskScheduledEventAttributes.activityType.name = 'somethingElse';
