@@ -41,14 +41,21 @@ export async function startTransferWorkflow(t: Transfer, opts: { failOnRefusal?:
  */
 export async function awaitTransferDecision(workflowId: string, ms: number): Promise<boolean> {
   const client = await getTemporalClient();
+  // At the deadline the update's calls are cancelled, so nothing of this request outlives its answer.
+  const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
+  const decided = client.withAbortSignal(abort.signal, () => client.workflow.getHandle(workflowId).executeUpdate('decided')).then(
+    () => true,
+    () => false,
+  );
   try {
-    return await Promise.race([client.workflow.getHandle(workflowId).executeUpdate('decided').then(() => true, () => false), deadline]);
+    return await Promise.race([decided, deadline]);
   } finally {
     clearTimeout(timer);
+    abort.abort();
   }
 }
 

@@ -21,7 +21,8 @@ export default async function transferRoutes(app: FastifyInstance) {
           '(large transfers wait for an operator review), posts and completes; a failure after the reserve voids it (compensation). ' +
           'The answer is 201 with status pending, workflow_id and estimated_completion; with the header `Prefer: wait=N` (RFC 7240, N seconds, at most ' +
           `${MAX_DECISION_WAIT_SECONDS}) the API first waits up to N seconds for the workflow to decide (status completed, pending_review or failed) ` +
-          'and says so with `Preference-Applied: wait=N`; past N it answers pending as without the header. With workflow_enabled false the transfer is posted ' +
+          'and says so with `Preference-Applied: wait=N`; past N it answers pending as without the header. A retry with the same Idempotency-Key replays the first answer at once ' +
+          '(GET /api/v2/transfers/{id} has the later state). With workflow_enabled false the transfer is posted ' +
           'in one database transaction and returns completed. The fee (fees.transfer_fee) comes from the fee schedule and is paid by the sender.',
         body: transferBody,
         headers: { type: 'object', properties: { prefer: { type: 'string', maxLength: 200, description: 'wait=N: wait up to N seconds for a workflow transfer to be decided' } } },
