@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
 import { createTestApp, type TestApp } from '../helpers/app';
+import { gql, gqlOk } from '../graphql/helpers';
 import { newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
 import { balance, openFundedAccount, settled, waitForTransfer } from './helpers';
@@ -104,5 +105,22 @@ describe('Prefer: wait under twenty parallel requests', () => {
       await second.stop();
     }
     expect(await balance(t, t.headers, to)).toMatchObject({ total_balance: '3.00' });
+  });
+
+  it('GraphQL: createTransfer(waitSeconds: N) waits for the decision as Prefer: wait=N does; out of range is a validation error', async () => {
+    process.env.TEMPORAL_TASK_QUEUE = taskQueue;
+    w ??= await startTestWorker(taskQueue);
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const to = await openFundedAccount(t, t.headers, '0');
+    const mutation = 'mutation($i: TransferInput!, $w: Int) { createTransfer(input: $i, waitSeconds: $w) { id status } }';
+    const input = { fromAccount: from, toAccount: to, amount: '2.00', assetCode: 'USD' };
+    expect((await gqlOk(t, mutation, { i: input, w: 10 })).createTransfer.status).toBe('completed');
+    expect((await gqlOk(t, mutation, { i: input })).createTransfer.status).toBe('pending');
+    for (const bad of [0, 11, -1]) {
+      const refused = await gql(t, mutation, { i: input, w: bad });
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', status: 422 });
+    }
+    await waitForTransfer(t, t.headers, (await gqlOk(t, mutation, { i: input, w: 10 })).createTransfer.id, settled);
+    expect(await balance(t, t.headers, to)).toMatchObject({ total_balance: '6.00' });
   });
 });

@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginatorOf, type PageArgs } from '../pagination';
 import type { GraphQLArea } from './types';
-import { createInput } from '../../operations/transfers/input';
+import { createInput, decisionWaitArgument } from '../../operations/transfers/input';
 import { transferBody, type TransferBody } from '../../operations/transfers/schemas';
 import { restInput } from '../rest';
 import { ACCOUNT_BALANCES_RESOURCE, refuseIfMonetized } from '../../../domain/x402/endpoints';
@@ -173,7 +173,8 @@ const typeDefs = /* GraphQL */ `
     "chain: where a crypto deposit arrives (its chain book; default the asset's home chain), as REST's chain."
     deposit(accountId: ID!, amount: Decimal!, assetCode: String!, reference: String, chain: String): CashMovement!
     withdraw(accountId: ID!, amount: Decimal!, assetCode: String!, reference: String, chain: String): CashMovement!
-    createTransfer(input: TransferInput!): Transfer!
+    "waitSeconds (1-10): wait up to that long for a workflow transfer to be decided (completed, pending_review or failed), as REST's Prefer: wait=N."
+    createTransfer(input: TransferInput!, waitSeconds: Int): Transfer!
     "Operators: approve or reject a transfer held for review."
     reviewTransfer(id: ID!, decision: String!, reason: String): Transfer!
     "Operators only."
@@ -225,11 +226,13 @@ export function bankingArea(app: FastifyInstance): GraphQLArea {
           updateOwnAccount((await as(ctx, { permission: 'write', tag: TAG.accounts })).principal, id, input),
         deposit: (_: unknown, args: CashArgs, ctx: GqlContext) => cash('deposit', args, ctx),
         withdraw: (_: unknown, args: CashArgs, ctx: GqlContext) => cash('withdrawal', args, ctx),
-        createTransfer: async (_: unknown, { input }: { input: TransferInputArgs }, ctx: GqlContext) => {
+        createTransfer: async (_: unknown, { input, waitSeconds }: { input: TransferInputArgs; waitSeconds?: number | null }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG.transfers });
           // The REST body's schema decides (lengths, formats, unknown fields): one set of input rules.
           const body = restInput<TransferBody>(transferBody, input);
-          return startTransfer(app.transfers, createInput(c.principal, body, mutationRequestKey(ctx)), { workflow: body.workflow_enabled !== false });
+          const workflow = body.workflow_enabled !== false;
+          const wait = decisionWaitArgument(waitSeconds);
+          return startTransfer(app.transfers, createInput(c.principal, body, mutationRequestKey(ctx)), { workflow, waitMs: workflow && wait ? wait * 1000 : undefined });
         },
         reviewTransfer: async (_: unknown, args: { id: string; decision: string; reason?: string }, ctx: GqlContext) => {
           const c = await as(ctx, { permission: 'write', tag: TAG.transfers, admin: true });

@@ -1,4 +1,5 @@
 import type { Principal } from '../../../domain/auth/principal';
+import { DomainError } from '../../../domain/platform/errors';
 import type { TransferBody } from './schemas';
 
 /**
@@ -35,4 +36,16 @@ export function decisionWaitSeconds(prefer: string | string[] | undefined): numb
   if (!m) return undefined;
   const seconds = Math.min(Number(m[1]), MAX_DECISION_WAIT_SECONDS);
   return seconds > 0 ? seconds : undefined;
+}
+
+/**
+ * GraphQL's twin of `Prefer: wait=N`: createTransfer's `waitSeconds` argument. An argument is a
+ * request, not a hint, so one outside 1..MAX_DECISION_WAIT_SECONDS is refused rather than capped.
+ */
+export function decisionWaitArgument(waitSeconds: number | null | undefined): number | undefined {
+  if (waitSeconds === null || waitSeconds === undefined) return undefined;
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 1 || waitSeconds > MAX_DECISION_WAIT_SECONDS) {
+    throw new DomainError('VALIDATION_ERROR', `waitSeconds must be a whole number of seconds from 1 to ${MAX_DECISION_WAIT_SECONDS}`, '/waitSeconds');
+  }
+  return waitSeconds;
 }
