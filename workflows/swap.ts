@@ -1,4 +1,4 @@
-import { log, proxyActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { DefiActivities } from '../activities/defi';
 import { failureOf } from '../domain/temporal/failures';
 import { SA } from '../domain/temporal/search-attributes';
@@ -14,10 +14,20 @@ export interface SwapWorkflowResult {
   compensated?: boolean;
 }
 
-const acts = proxyActivities<DefiActivities>({
+const options = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
-});
+} as const;
+const acts = proxyActivities<DefiActivities>(options);
+/**
+ * The steps that only touch our database (check, reserve, compensate) run as local
+ * activities since this patch: in the workflow task that reaches them, recorded as markers, with
+ * no activity task through the server (docs/operations.md, "Workflow shape and throughput"). Each is
+ * one idempotent transaction keyed by workflow id and step, so a rerun after a lost workflow task
+ * moves nothing twice. Submitting, polling and settling (it reads the receipt) stay regular activities.
+ */
+const local = proxyLocalActivities<DefiActivities>(options);
+export const SWAP_LOCAL_STEPS_PATCH = 'swap-local-steps';
 
 class SwapFailure {
   constructor(
@@ -37,9 +47,10 @@ export async function swapWorkflow(input: SwapWorkflowInput): Promise<SwapWorkfl
   const workflowId = workflowInfo().workflowId;
   const base = { swapId: input.swapId, workflowId };
   const setStatus = (status: string) => upsertSearchAttributes([{ key: SA.businessStatus, value: status }] as never);
+  const db = patched(SWAP_LOCAL_STEPS_PATCH) ? local : acts;
   try {
-    const plan = await acts.checkSwap({ ...base, nowMs: Date.now() });
-    await acts.reserveSwap({ ...base, nowMs: Date.now() });
+    const plan = await db.checkSwap({ ...base, nowMs: Date.now() });
+    await db.reserveSwap({ ...base, nowMs: Date.now() });
     setStatus('reserved');
     await acts.submitSwap({ ...base, nowMs: Date.now() });
     setStatus('submitted');
@@ -60,7 +71,7 @@ export async function swapWorkflow(input: SwapWorkflowInput): Promise<SwapWorkfl
   } catch (err) {
     const f = err instanceof SwapFailure ? err : asFailure(err);
     log.warn('swap failed', { swapId: input.swapId, code: f.code });
-    const { compensated } = await acts.compensateSwap({ ...base, code: f.code, reason: f.reason });
+    const { compensated } = await db.compensateSwap({ ...base, code: f.code, reason: f.reason });
     setStatus('failed');
     return { swap_id: input.swapId, status: 'failed', failure: { code: f.code, reason: f.reason }, compensated };
   }
