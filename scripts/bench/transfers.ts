@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Pool } from 'undici';
+import { BalancedPool, Pool } from 'undici';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApiKey } from '../../domain/auth/api-keys';
 import { registerUser } from '../../domain/auth/users';
@@ -27,15 +27,18 @@ const SECONDS = Number.parseInt(process.env.BENCH_SECONDS ?? '10', 10);
 const ACCOUNTS = Number.parseInt(process.env.BENCH_ACCOUNTS ?? '50', 10);
 const WORKFLOWS = Number.parseInt(process.env.BENCH_WORKFLOWS ?? '1000', 10);
 const SLICES = Math.max(1, Number.parseInt(process.env.BENCH_SLICES ?? '5', 10));
+// Scale-out on one machine: API processes (the load spread over them) and worker processes.
+const APIS = Math.max(1, Number.parseInt(process.env.BENCH_APIS ?? '1', 10));
+const WORKERS = Math.max(1, Number.parseInt(process.env.BENCH_WORKERS ?? '1', 10));
 
-function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
+function spawnTsx(script: string, env: Record<string, string>, index = 0): ChildProcess {
   // node itself runs the script (tsx as a loader): signals reach the process, no wrapper is left behind.
   // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the API and worker processes (written when they exit).
   // BENCH_NODE_FLAGS: more flags for both (e.g. --trace-gc-nvp); BENCH_CHILD_OUT=<prefix>: their
-  // stdout, where V8 traces go, to <prefix>.api / <prefix>.worker instead of nowhere.
+  // stdout, where V8 traces go, to <prefix>.api / <prefix>.worker (.api.1, … past the first) instead of nowhere.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const out = process.env.BENCH_CHILD_OUT ? openSync(`${process.env.BENCH_CHILD_OUT}.${path.basename(path.dirname(script))}`, 'w') : 'ignore';
+  const out = process.env.BENCH_CHILD_OUT ? openSync(`${process.env.BENCH_CHILD_OUT}.${path.basename(path.dirname(script))}${index ? `.${index}` : ''}`, 'w') : 'ignore';
   const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -57,7 +60,9 @@ export async function benchTransfers(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     await withBenchDatabase(async (url) => {
-      const port = await freePort();
+      const ports: number[] = [];
+      for (let i = 0; i < APIS; i++) ports.push(await freePort());
+      const port = ports[0];
       const env = {
         DATABASE_URL: url,
         TEMPORAL_ADDRESS: temporal.address,
@@ -72,9 +77,11 @@ export async function benchTransfers(): Promise<void> {
         TRANSFER_DAILY_LIMIT_USD: '1000000000000',
         JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
       };
-      const base = `http://127.0.0.1:${port}`;
-      children.push(spawnTsx('api/main.ts', env));
-      await waitForHealth(base);
+      const bases = ports.map((p) => `http://127.0.0.1:${p}`);
+      const base = bases[0];
+      for (const [i, p] of ports.entries()) children.push(spawnTsx('api/main.ts', { ...env, PORT: String(p) }, i));
+      for (const b of bases) await waitForHealth(b);
+      if (APIS > 1 || WORKERS > 1) console.log(`scale-out: ${APIS} API processes (requests spread over them), ${WORKERS} worker processes`);
 
       const user = await registerUser('Bench', `bench-${port}@bench.test`, 'bench-password-123');
       const { value } = await createApiKey({ userId: user!.id, name: 'bench', environment: 'sandbox', permissions: ['read', 'write'] });
@@ -82,7 +89,7 @@ export async function benchTransfers(): Promise<void> {
       // undici's Pool (keep-alive connections, one per client) rather than node:http or fetch: the
       // load generator shares the two cores with the API and PostgreSQL, and node:http costs it about
       // twice the CPU per request (fetch four times).
-      const clients = new Pool(base, { connections: CONCURRENCY, pipelining: 1 });
+      const clients = APIS > 1 ? new BalancedPool(bases, { connections: Math.ceil(CONCURRENCY / APIS), pipelining: 1 }) : new Pool(base, { connections: CONCURRENCY, pipelining: 1 });
       const call = async (p: string, body: unknown) => {
         const res = await clients.request({ path: p, method: 'POST', headers, body: JSON.stringify(body) });
         const text = await res.body.text();
@@ -173,7 +180,7 @@ export async function benchTransfers(): Promise<void> {
       );
 
       // Workflow path: start WORKFLOWS transfers, then measure until every one has finished.
-      children.push(spawnTsx('worker/main.ts', env));
+      for (let i = 0; i < WORKERS; i++) children.push(spawnTsx('worker/main.ts', env, i));
       // The worker's outbox dispatcher first publishes the synchronous phase's backlog, so that this
       // phase measures workflow transfers (and their own events), not the catch-up.
       for (let waited = 0; waited < 300_000; waited += 500) {
@@ -190,6 +197,9 @@ export async function benchTransfers(): Promise<void> {
         await new Promise((r) => setTimeout(r, 100));
       }
       const cpu0 = await cpuShares();
+      // WAL written over the run (the whole server: this run's database is the only busy one), per transfer.
+      const walLsn = async () => (await pool.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
+      const wal0 = await walLsn();
       const started = Date.now();
       const ids: string[] = [];
       let next = 0;
@@ -227,6 +237,8 @@ export async function benchTransfers(): Promise<void> {
         `postgres ${(pgDelta(cpu0.postgres, cpu1.postgres) / Math.max(1, ids.length)).toFixed(2)} ms`,
       ].join(', ');
       if (ids.length > 0) console.log(`CPU per workflow transfer: ${cpuLine} (PostgreSQL: this database's backends)`);
+      const wal = await pool.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS bytes', [wal0]);
+      if (ids.length > 0) console.log(`WAL per workflow transfer: ${(Number(wal.rows[0].bytes) / ids.length / 1024).toFixed(1)} KiB (the PostgreSQL server's WAL over the run)`);
       // Yardstick: the same number of workflows of the same shape with activities that do nothing.
       const yardWorker = await Worker.create({
         connection: await NativeConnection.connect({ address: temporal.address }),
