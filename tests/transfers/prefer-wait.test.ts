@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPool } from '../../domain/db/pool';
+import { getTemporalClient } from '../../domain/temporal/client';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { gql, gqlOk } from '../graphql/helpers';
 import { newIdempotencyKey } from '../helpers/idempotency';
@@ -34,11 +35,20 @@ describe('Prefer: wait under twenty parallel requests', () => {
     const from = await openFundedAccount(t, t.headers, '100.00');
     const to = await openFundedAccount(t, t.headers, '0');
     const pool = getPool();
-    // No worker polls the task queue yet: every workflow waits, so every request waits its 2 s.
+    // No worker polls the task queue yet: every workflow waits, so every request waits its 4 s.
     const started = Date.now();
-    const waiting = Array.from({ length: 20 }, () => transfer({ from_account: from, to_account: to, amount: '1.00', asset_code: 'USD' }, { prefer: 'wait=2' }));
+    const waiting = Array.from({ length: 20 }, () => transfer({ from_account: from, to_account: to, amount: '1.00', asset_code: 'USD' }, { prefer: 'wait=4' }));
+    // A request whose workflow runs is past its database work: from then on it only waits.
+    const client = await getTemporalClient();
+    let running = 0;
+    for (const deadline = Date.now() + 3000; running < 20 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      const { rows } = await pool.query<{ workflow_id: string }>('SELECT workflow_id FROM transfers WHERE from_account_id = $1', [from]);
+      const described = await Promise.all(rows.map((r) => client.workflow.getHandle(r.workflow_id).describe().then(() => 1, () => 0)));
+      running = described.reduce((a: number, b: number) => a + b, 0);
+    }
+    expect(running).toBe(20);
     // Meanwhile: a read answers at once, and no connection is checked out for the waiting twenty.
-    await new Promise((r) => setTimeout(r, 700));
     const inUse = pool.totalCount - pool.idleCount;
     const readStarted = Date.now();
     const read = await t.app.inject({ method: 'GET', url: `/api/v2/accounts/${from}/balances`, headers: t.headers });
@@ -48,10 +58,10 @@ describe('Prefer: wait under twenty parallel requests', () => {
     expect(pool.waitingCount).toBe(0);
 
     const answers = await Promise.all(waiting);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
     for (const a of answers) {
       expect(a.statusCode).toBe(201);
-      expect(a.headers['preference-applied']).toBe('wait=2');
+      expect(a.headers['preference-applied']).toBe('wait=4');
       expect(a.json().data.status).toBe('pending');
     }
     // Once a worker runs, every one completes: twenty transfers, each moved once.
