@@ -131,6 +131,8 @@ export interface CreateRailPaymentInput {
   memo?: string | null;
   urgency?: Urgency;
   now: Date;
+  /** The request's Idempotency-Key as its credential scoped it (operationRequestKey); unique among rail payments. */
+  requestKey?: string | null;
 }
 
 /** Appends a history row and the matching outbox event, in the caller's transaction. */
@@ -164,7 +166,7 @@ export async function recordRailEvent(c: Queryable, p: RailPayment, status: stri
  * first history row. The caller starts the workflow.
  */
 /** Records a rail payment (status pending). In `client`'s transaction when given (a caller linking it atomically), else its own. */
-export async function createRailPayment(input: CreateRailPaymentInput, client?: Queryable): Promise<RailPayment> {
+export async function createRailPayment(input: CreateRailPaymentInput, client?: Queryable): Promise<RailPayment & { replayed?: true }> {
   const asset = await getAsset(input.currency, client);
   if (!asset || asset.type !== 'fiat') throw new DomainError('UNSUPPORTED_CURRENCY', `${input.currency} is not a fiat currency the rails carry`, '/currency');
   const amount = parseRequestAmount(input.amount, asset);
@@ -179,7 +181,10 @@ export async function createRailPayment(input: CreateRailPaymentInput, client?: 
     checkExplicitRail(rail, amount, asset.code, input.creditor);
     routing = { rail, reason: `requested explicitly (${RAILS[rail].display_name})`, alternatives: [] };
   }
-  const write = async (c: Queryable) => {
+  const write = async (c: Queryable): Promise<RailPayment & { replayed?: true }> => {
+    // A request run again (its key taken over after a crash): the payment its first run made.
+    const known = input.requestKey ? await railPaymentByRequestKey(c, input.requestKey) : null;
+    if (known) return { ...known, replayed: true };
     const { rows: acct } = await c.query<{ user_id: string; environment: string; status: string }>('SELECT user_id, environment, status FROM accounts WHERE id = $1', [input.accountId]);
     if (!acct[0] || acct[0].user_id !== input.userId || acct[0].environment !== input.environment) {
       throw new DomainError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} not found`, '/account_id');
@@ -188,16 +193,24 @@ export async function createRailPayment(input: CreateRailPaymentInput, client?: 
     const id = newId('rpay');
     const { rows } = await c.query<Row>(
       `WITH p AS (
-         INSERT INTO rail_payments (id, environment, user_id, account_id, rail, requested_rail, amount, currency, status, creditor, memo, urgency, routing, workflow_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11, $12, $13) RETURNING *)
+         INSERT INTO rail_payments (id, environment, user_id, account_id, rail, requested_rail, amount, currency, status, creditor, memo, urgency, routing, workflow_id, request_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (request_key) WHERE request_key IS NOT NULL DO NOTHING RETURNING *)
        SELECT p.*, a.precision FROM p JOIN assets a ON a.code = p.currency`,
-      [id, input.environment, input.userId, input.accountId, routing.rail, input.rail, amount, asset.code, JSON.stringify(input.creditor), input.memo ?? null, urgency, JSON.stringify(routing), railPaymentWorkflowId(id)],
+      [id, input.environment, input.userId, input.accountId, routing.rail, input.rail, amount, asset.code, JSON.stringify(input.creditor), input.memo ?? null, urgency, JSON.stringify(routing), railPaymentWorkflowId(id), input.requestKey ?? null],
     );
+    // Another run of the same request committed the key's payment meanwhile.
+    if (!rows[0]) return { ...(await railPaymentByRequestKey(c, input.requestKey!))!, replayed: true };
     const p = toPayment(rows[0]);
     await recordRailEvent(c, p, 'pending', { routing: { rail: routing.rail, reason: routing.reason } });
     return p;
   };
   return client ? write(client) : withTransaction(write);
+}
+
+async function railPaymentByRequestKey(c: Queryable, requestKey: string): Promise<RailPayment | null> {
+  const { rows } = await c.query<Row>(`${SELECT} WHERE p.request_key = $1`, [requestKey]);
+  return rows[0] ? toPayment(rows[0]) : null;
 }
 
 export async function getRailPayment(id: string, scope: { userId?: string; environment?: Environment } = {}, client: Queryable = getPool()): Promise<RailPayment | null> {

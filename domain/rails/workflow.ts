@@ -7,8 +7,8 @@ import { deliverSignal } from '../temporal/signals';
 import type { RailSettlementSignalInput } from './inbound';
 import { lockRailPayment, recordRailEvent, updateRailPayment, type RailPayment } from './index';
 
-/** Starts the payment's workflow (id rail-payment-<id>); if Temporal refuses, the payment fails with nothing moved. */
-export async function startRailPaymentWorkflow(p: RailPayment): Promise<void> {
+/** Starts the payment's workflow (id rail-payment-<id>); if Temporal refuses, the payment fails with nothing moved (unless failOnRefusal is false: a replay, whose workflow may be running). */
+export async function startRailPaymentWorkflow(p: RailPayment, opts: { failOnRefusal?: boolean } = {}): Promise<void> {
   await startMoneyWorkflow({
     workflowType: 'railPaymentWorkflow',
     workflowId: p.workflowId,
@@ -16,13 +16,15 @@ export async function startRailPaymentWorkflow(p: RailPayment): Promise<void> {
     subject: { id: p.id, accountIds: [p.accountId], assetCode: p.currency, amount: p.amount, environment: p.environment, userId: p.userId },
     idKey: SA.paymentId,
     extraSearchAttributes: [{ key: SA.rail, value: p.rail }],
-    onStartFailed: () =>
-      withTransaction(async (c) => {
+    onStartFailed: async () => {
+      if (opts.failOnRefusal === false) return;
+      await withTransaction(async (c) => {
         const locked = await lockRailPayment(c, p.id);
         if (locked.status !== 'pending') return;
         const u = await updateRailPayment(c, p.id, { status: 'failed', failure_code: 'WORKFLOW_START_FAILED', failure_reason: 'the payment could not be started; nothing was moved', failed_at: 'now' });
         await recordRailEvent(c, u, 'failed', { code: 'WORKFLOW_START_FAILED', reason: 'the payment could not be started; nothing was moved', compensation: 'none' });
-      }),
+      });
+    },
   });
 }
 

@@ -4,6 +4,7 @@
  * hold several money mutations under the one key) and mobile P2P.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPool } from '../../domain/db/pool';
 import { createTestApp, createTestUser, type TestApp, type TestUser } from '../helpers/app';
 import { crashedAfterCommit, newIdempotencyKey } from '../helpers/idempotency';
 import { startTestWorker, type TestWorker } from '../helpers/worker';
@@ -97,5 +98,36 @@ describe('Idempotency-Key takeover after a crash: mobile P2P', () => {
     expect(await transfersFrom(from)).toHaveLength(1);
     await waitForTransfer(t, t.headers, created.id, settled);
     expect((await balance(t, t.headers, from)).total_balance).toBe(after);
+  });
+});
+
+describe('Idempotency-Key takeover after a crash: rail payments', () => {
+  it('the retry answers with the same payment; one payment exists and the money left once', async () => {
+    const from = await openFundedAccount(t, t.headers, '100.00');
+    const key = newIdempotencyKey();
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/payment-rails/payments',
+        headers: { ...t.headers, 'idempotency-key': key },
+        payload: { account_id: from, amount: '9.00', currency: 'USD', rail: 'rtp', creditor_account: { name: 'Bob Payee', account_number: '123456789', routing_number: '021000021' } },
+      });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(201);
+    const created = first.json().data;
+
+    await crashedAfterCommit(key);
+    const retry = await send();
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.json().data.id).toBe(created.id);
+    const { rows } = await getPool().query('SELECT id FROM rail_payments WHERE account_id = $1', [from]);
+    expect(rows.map((r) => r.id)).toEqual([created.id]);
+    for (const deadline = Date.now() + 20_000; ; ) {
+      const p = (await t.app.inject({ method: 'GET', url: `/api/v1/payment-rails/payments/${created.id}`, headers: t.headers })).json().data;
+      if (p.status === 'completed') break;
+      if (Date.now() > deadline) throw new Error(`payment still ${p.status}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await balance(t, t.headers, from)).total_balance).toBe('91.00');
   });
 });

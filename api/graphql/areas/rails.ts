@@ -13,7 +13,7 @@ import type { CreditorAccount, Urgency } from '../../../domain/rails/routing';
 import { getRailPaymentView, type RailPaymentView } from '../../../domain/rails/start';
 import { startPaymentFromBody, type PaymentBody } from '../../operations/rails/operations';
 import { achFileBody, achReturnBody, parseDateRange, paymentBody, statusReportBody, TAG } from '../../operations/rails/schemas';
-import { as, type GqlContext } from '../context';
+import { as, mutationRequestKey, type GqlContext } from '../context';
 import { PAGE_ARGS, pageOf, paginated, paginateList, paginatorOf, type PageArgs } from '../pagination';
 import { restBody } from '../rest';
 import type { GraphQLArea } from './types';
@@ -283,7 +283,7 @@ export const railsArea = (): GraphQLArea => ({
           memo: input.memo,
           urgency: input.urgency,
         });
-        const view = await startPaymentFromBody(c, b);
+        const view = await startPaymentFromBody(c, b, mutationRequestKey(ctx));
         return node(view);
       },
       buildAchFile: async (_: unknown, { input }: { input?: FileInput | null }, ctx: GqlContext) => {

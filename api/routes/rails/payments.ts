@@ -5,6 +5,7 @@ import { getRailPaymentView } from '../../../domain/rails/start';
 import { pageParams, paginate } from '../../pagination';
 import { envelope, errorResponses, paginatedEnvelope } from '../../schemas';
 import { principalOf } from '../../types';
+import { requestKeyOf } from '../../plugins/idempotency';
 import { presentRailPayment, presentRailPaymentSummary } from '../../operations/rails/presenters';
 import { idParams, parseDateRange, paymentBody, paymentListQuery, paymentSchema, TAG } from '../../operations/rails/schemas';
 import { type PaymentBody, startPaymentFromBody } from '../../operations/rails/operations';
@@ -26,7 +27,7 @@ export function paymentRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const view = await startPaymentFromBody(principalOf(request), request.body);
+      const view = await startPaymentFromBody(principalOf(request), request.body, requestKeyOf(request));
       return reply.code(201).send({ data: presentRailPayment(view) });
     },
   );
