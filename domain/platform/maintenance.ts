@@ -2,10 +2,12 @@ import { listAssets } from '../assets';
 import { voidExpiredPending } from '../ledger';
 import { pruneOutbox } from '../events/relay';
 import { startOrphanedTransferWorkflows } from '../transfers/repair';
+import { startOrphanedRailPaymentWorkflows } from '../rails/repair';
 
 /**
  * Housekeeping every worker process runs: pending ledger entries past their timeout void
- * themselves (releasing reserved funds), transfers whose workflow never started get it started,
+ * themselves (releasing reserved funds), transfers and rail payments whose workflow never started
+ * get it started,
  * and published outbox rows and consumer receipts past
  * their retention are pruned. Returns a stop function.
  */
@@ -17,6 +19,7 @@ export function startMaintenance(intervalMs = 60_000): () => void {
     try {
       await voidExpiredPending({ limit: 500 });
       await startOrphanedTransferWorkflows();
+      await startOrphanedRailPaymentWorkflows();
       await pruneOutbox();
     } catch {
       // The next tick retries; a database outage must not kill the worker.
