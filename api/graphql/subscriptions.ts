@@ -75,7 +75,15 @@ const typeDefs = /* GraphQL */ `
  * feed's LISTEN connection is open before the iterator is returned, so nothing committed after the
  * subscription is missed. `first` is yielded before any event.
  */
-async function eventStream<T>(matches: (e: LiveEvent) => boolean, map: (e: LiveEvent) => Promise<T | null> | T | null, opts: { first?: T; once?: boolean } = {}): Promise<AsyncIterableIterator<T>> {
+/**
+ * `current` is read after the stream listens, so a change that lands between a caller's own read
+ * and the listener is not lost: what it answers (non-null) is sent first.
+ */
+async function eventStream<T>(
+  matches: (e: LiveEvent) => boolean,
+  map: (e: LiveEvent) => Promise<T | null> | T | null,
+  opts: { first?: T; once?: boolean; current?: () => Promise<T | null> } = {},
+): Promise<AsyncIterableIterator<T>> {
   const queue: LiveEvent[] = [];
   let wake: (() => void) | null = null;
   let done = false;
@@ -91,13 +99,22 @@ async function eventStream<T>(matches: (e: LiveEvent) => boolean, map: (e: LiveE
     unsubscribe();
     wake?.();
   };
-  let pendingFirst = opts.first !== undefined;
+  let first = opts.first;
+  if (first === undefined && opts.current) {
+    try {
+      first = (await opts.current()) ?? undefined;
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+  }
+  let pendingFirst = first !== undefined;
   const it: AsyncIterableIterator<T> = {
     async next(): Promise<IteratorResult<T>> {
       if (pendingFirst) {
         pendingFirst = false;
         if (opts.once) finish();
-        return { value: opts.first as T, done: false };
+        return { value: first as T, done: false };
       }
       while (!done) {
         const e = queue.shift();
@@ -179,12 +196,17 @@ export const subscriptionsArea: GraphQLArea = {
       transferCompleted: {
         subscribe: async (_: unknown, args: { id: string }, ctx: GqlContext) => {
           const c = await as(ctx, { tag: 'Transfers' });
-          const { transfer } = await getTransferWithProgress(c.principal, args.id); // another user's: 404
+          await getTransferWithProgress(c.principal, args.id); // another user's: 404, before listening
           const load = async () => ({ transferCompleted: (await getTransferWithProgress(c.principal, args.id)).transfer as Transfer });
+          // Completed already, or between that read and the listener: answered from the record.
+          const current = async () => {
+            const { transfer } = await getTransferWithProgress(c.principal, args.id);
+            return transfer.status === 'completed' ? { transferCompleted: transfer as Transfer } : null;
+          };
           return eventStream(
             (e) => e.type === 'transfer.completed' && e.environment === c.environment && e.data.transfer_id === args.id,
             load,
-            transfer.status === 'completed' ? { first: { transferCompleted: transfer }, once: true } : { once: true },
+            { current, once: true },
           );
         },
       },
