@@ -183,10 +183,19 @@ export async function benchTransfers(): Promise<void> {
       for (let i = 0; i < WORKERS; i++) children.push(spawnTsx('worker/main.ts', env, i));
       // The worker's outbox dispatcher first publishes the synchronous phase's backlog, so that this
       // phase measures workflow transfers (and their own events), not the catch-up.
-      for (let waited = 0; waited < 300_000; waited += 500) {
-        const { rows: p } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
-        if (p[0].n === 0) break;
-        await new Promise((r) => setTimeout(r, 500));
+      // That catch-up is also the relay's rate: timed from its first published event to the last.
+      const unpublished = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')).rows[0].n;
+      const backlog = await unpublished();
+      let relayFrom: { at: number; left: number } | null = null;
+      for (let waited = 0; waited < 300_000; waited += 200) {
+        const left = await unpublished();
+        if (!relayFrom && left < backlog) relayFrom = { at: Date.now(), left };
+        if (left === 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      if (relayFrom && relayFrom.left > 0) {
+        const s = (Date.now() - relayFrom.at) / 1000;
+        console.log(`outbox relay: ${relayFrom.left} events in ${s.toFixed(1)} s = ${(relayFrom.left / s).toFixed(0)} events/s (${WORKERS} worker process${WORKERS > 1 ? 'es' : ''}; the immediate phase's backlog of ${backlog})`);
       }
       // Warm-up: one workflow transfer end to end, so the worker has started (bundled its workflows)
       // before the clock and the CPU counters start.
