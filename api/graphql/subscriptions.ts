@@ -82,7 +82,7 @@ const typeDefs = /* GraphQL */ `
 async function eventStream<T>(
   matches: (e: LiveEvent) => boolean,
   map: (e: LiveEvent) => Promise<T | null> | T | null,
-  opts: { first?: T; once?: boolean; current?: () => Promise<T | null> } = {},
+  opts: { once?: boolean; current?: () => Promise<T | null> } = {},
 ): Promise<AsyncIterableIterator<T>> {
   const queue: LiveEvent[] = [];
   let wake: (() => void) | null = null;
@@ -99,8 +99,8 @@ async function eventStream<T>(
     unsubscribe();
     wake?.();
   };
-  let first = opts.first;
-  if (first === undefined && opts.current) {
+  let first: T | undefined;
+  if (opts.current) {
     try {
       first = (await opts.current()) ?? undefined;
     } catch (err) {
